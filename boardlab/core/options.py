@@ -1,0 +1,163 @@
+"""Declared game options and spec strings.
+
+A game declares its options as :class:`Option` objects; :func:`parse_spec` turns
+``"carteso(size=9,komi=7)"`` into a name and a dict of raw values, and
+:func:`resolve` checks and converts them.
+
+>>> name, raw = parse_spec("carteso(size=9, komi=7.5)")
+>>> name, raw
+('carteso', {'size': '9', 'komi': '7.5'})
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import OptionError, SpecError
+
+_TRUE = {"true", "on", "yes", "1"}
+_FALSE = {"false", "off", "no", "0"}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game.
+
+    ``type`` is int, float, bool or str. ``default`` is a value, or a callable
+    taking the other resolved options (for defaults that depend on them).
+    ``choices`` lists the allowed values; ``check`` is an extra validator that
+    returns an error message or None.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    check: Callable[[Any], str | None] | None = None
+    analysis: bool = False  # set-up options for analysis and tests
+
+    def allowed(self) -> str:
+        """A short text of the allowed values, used in help and errors."""
+        if self.choices is not None:
+            return "|".join(_show(c) for c in self.choices)
+        if self.minimum is not None or self.maximum is not None:
+            lo = "" if self.minimum is None else _show(self.minimum)
+            hi = "" if self.maximum is None else _show(self.maximum)
+            return f"{self.type.__name__} {lo}..{hi}"
+        return self.type.__name__
+
+    def convert(self, value: Any) -> Any:
+        """Convert and validate one value; raise OptionError naming the option."""
+        try:
+            value = _convert(self.type, value)
+        except (TypeError, ValueError):
+            raise OptionError(
+                f"option {self.name!r}: {value!r} is not a valid {self.type.__name__} "
+                f"(allowed: {self.allowed()})") from None
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(f"option {self.name!r}: {_show(value)!r} is not allowed "
+                              f"(allowed: {self.allowed()})")
+        if self.minimum is not None and value < self.minimum or \
+                self.maximum is not None and value > self.maximum:
+            raise OptionError(f"option {self.name!r}: {_show(value)} is out of range "
+                              f"(allowed: {self.allowed()})")
+        problem = self.check(value) if self.check else None
+        if problem:
+            raise OptionError(f"option {self.name!r}: {problem}")
+        return value
+
+
+def _show(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _convert(kind, value):
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise ValueError(value)
+    if kind is int:
+        if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
+            raise ValueError(value)
+        return int(str(value).strip()) if isinstance(value, str) else int(value)
+    if kind is float:
+        if isinstance(value, bool):
+            raise ValueError(value)
+        result = float(value)
+        if result != result or result in (float("inf"), float("-inf")):
+            raise ValueError(value)
+        return result
+    return str(value)
+
+
+def resolve(declared: tuple[Option, ...], given: dict, game: str) -> dict:
+    """Return the full option dict: given values checked, the others defaulted."""
+    by_name = {o.name: o for o in declared}
+    unknown = [k for k in given if k not in by_name]
+    if unknown:
+        raise OptionError(f"{game}: unknown option {unknown[0]!r} "
+                          f"(options: {', '.join(by_name)})")
+    values = {k: by_name[k].convert(v) for k, v in given.items()}
+    for option in declared:
+        if option.name not in values and not callable(option.default):
+            values[option.name] = option.default
+    for option in declared:
+        if option.name not in values:
+            values[option.name] = option.convert(option.default(values))
+    return {o.name: values[o.name] for o in declared}
+
+
+_SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """Split ``name(k=v,...)`` into the name and a dict of raw string values."""
+    if not isinstance(spec, str):
+        raise SpecError(f"a spec must be a string, not {type(spec).__name__}")
+    match = _SPEC.match(spec)
+    if not match:
+        raise SpecError(f"bad spec {spec!r}: expected NAME or NAME(key=value,...)")
+    name, body = match.group(1).lower(), match.group(2)
+    raw: dict = {}
+    for part in (body or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise SpecError(f"bad spec {spec!r}: {part.strip()!r} is not key=value")
+        if key in raw:
+            raise SpecError(f"bad spec {spec!r}: option {key!r} given twice")
+        raw[key] = value.strip()
+    return name, raw
+
+
+def option_value(option, value):
+    """``value`` converted as the option would; None when it is not valid."""
+    try:
+        return option.convert(value)
+    except OptionError:
+        return None
+
+
+def format_spec(name: str, options: dict, declared: tuple[Option, ...]) -> str:
+    """The canonical spec: options that differ from their default, in declared order."""
+    def default(option):
+        return option.default(options) if callable(option.default) else option.default
+
+    parts = [f"{o.name}={_show(options[o.name])}" for o in declared
+             if options[o.name] != option_value(o, default(o))]
+    return f"{name}({','.join(parts)})" if parts else name

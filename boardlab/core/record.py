@@ -1,0 +1,131 @@
+"""Versioned JSON game records and replay.
+
+A record is ``{"format": "boardlab-record/1", "game", "spec", "options",
+"seats", "players", "moves", "result"}``; ``moves`` holds every action in
+notation. Loading checks the format, replays every move and compares the
+stored result; anything wrong raises :class:`RecordError` and nothing is
+half-loaded.
+"""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from .errors import BoardlabError, IllegalMoveError, NotationError, RecordError
+from .game import State
+from .registry import make
+
+FORMAT = "boardlab-record/1"
+_KNOWN = {"format", "game", "spec", "options", "seats", "players", "moves", "result",
+          "created", "seed", "meta"}
+
+
+def replay_moves(spec: str, moves, seed: int | None = None) -> State:
+    """The state reached by playing ``moves`` (notation) from the start."""
+    if isinstance(moves, str):
+        moves = moves.split()
+    state = make(spec).new_initial_state(seed=seed)
+    for index, text in enumerate(moves):
+        try:
+            state.play(text)
+        except (IllegalMoveError, NotationError) as error:
+            reason = getattr(error, "reason", None) or str(error)
+            raise IllegalMoveError(f"move {index + 1} (index {index}) {text!r} is illegal: "
+                                   f"{reason}", move=text, index=index, reason=reason) from None
+    return state
+
+
+def replay(spec: str, moves, seed: int | None = None) -> dict:
+    """The summary dict of the position after ``moves``.
+
+    >>> import boardlab
+    >>> boardlab.replay("carteso(size=3)", ["Bb2", "Wa3"])["to_move"]
+    'vertical'
+    """
+    return replay_moves(spec, moves, seed).summary()
+
+
+def result_of(state: State) -> dict | None:
+    """The result part of a record, or None while the game is running."""
+    if not state.is_terminal():
+        return None
+    summary = state.summary()
+    return {"returns": state.returns(), "winner": summary.get("winner"),
+            "scores": summary.get("scores")}
+
+
+def to_record(state: State, players=None, seed: int | None = None, meta=None) -> dict:
+    """A record of the game that led to ``state``."""
+    game = state.game
+    record = {"format": FORMAT, "game": game.name, "spec": game.spec,
+              "options": game.options, "seats": list(game.seat_names),
+              "players": list(players) if players else None,
+              "moves": state.history_text(), "result": result_of(state),
+              "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if seed is not None:
+        record["seed"] = seed
+    if meta:
+        record["meta"] = meta
+    return record
+
+
+def dumps(state: State, **kwargs) -> str:
+    """The record of ``state`` as JSON text."""
+    return json.dumps(to_record(state, **kwargs), indent=1)
+
+
+def loads(text: str) -> tuple[dict, State]:
+    """Parse and check a record; return it with the replayed final state."""
+    try:
+        record = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as error:
+        raise RecordError(f"not a JSON record: {error}") from None
+    return record, check_record(record)
+
+
+def check_record(record) -> State:
+    """Validate a parsed record and replay it; raise RecordError on any problem."""
+    if not isinstance(record, dict):
+        raise RecordError("a record must be a JSON object")
+    version = record.get("format")
+    if version != FORMAT:
+        raise RecordError(f"unknown record format {version!r} (this boardlab reads {FORMAT!r})")
+    for key, kind in (("spec", str), ("moves", list)):
+        if not isinstance(record.get(key), kind):
+            raise RecordError(f"record field {key!r} is missing or not a {kind.__name__}")
+    if not all(isinstance(m, str) for m in record["moves"]):
+        raise RecordError("record field 'moves' must hold strings")
+    seed = record.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise RecordError("record field 'seed' must be an integer")
+    try:
+        state = replay_moves(record["spec"], record["moves"], seed)
+    except BoardlabError as error:
+        raise RecordError(f"record does not replay: {error}") from None
+    if "game" in record and record["game"] != state.game.name:
+        raise RecordError(f"record says game {record['game']!r} but its spec is "
+                          f"{record['spec']!r}")
+    options = record.get("options")
+    if options is not None and options != state.game.options:
+        raise RecordError("record options do not match its spec")
+    stored = record.get("result")
+    if stored is not None and stored.get("returns") != (state.returns() if
+                                                        state.is_terminal() else None):
+        raise RecordError("record result does not match the replayed game")
+    return state
+
+
+def save(path, state: State, **kwargs) -> None:
+    """Write the record of ``state`` to ``path``."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(dumps(state, **kwargs) + "\n")
+
+
+def load(path) -> tuple[dict, State]:
+    """Read and replay the record at ``path``."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        raise RecordError(f"cannot read record {path}: {error.strerror}") from None
+    return loads(text)

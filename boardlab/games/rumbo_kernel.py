@@ -1,0 +1,238 @@
+"""The Rumbo engine (RULES.md §2) as compiled functions over one int32 buffer.
+
+Groups are a union-find with size, pseudo-liberties (stone/empty-neighbour
+pairs: zero exactly when the group has no liberty) and owner at the root.
+``count[c][x]`` is how many neighbours of x hold colour c, which makes the
+hole test of a placement four look-ups.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .kernels import find, rng_below, rng_next, rng_seed
+
+EMPTY, BLACK, WHITE = 0, 1, 2
+VERTICAL, HORIZONTAL = 0, 1
+
+META = 8
+M_TURN, M_NEMPTY, M_SCORE_V, M_SCORE_H, M_NPLACED = range(5)
+A_BOARD, A_PARENT, A_SIZE, A_LIBS, A_OWNER, A_COUNT, _A_COUNT_W, A_EMPTY, A_EPOS = range(9)
+NARR = 9
+
+# Owner of a set of adjacencies as a bitmask N=1, E=2, S=4, W=8 (RULES §2.2);
+# -1 for the unreachable empty and full sets.
+OWNER_OF_MASK = np.array([-1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1, 1, 0, 0, 1, -1], dtype=np.int32)
+
+
+def buffer_size(n: int) -> int:
+    return META + NARR * n * n
+
+
+@njit(cache=True, inline="always")
+def _arr(buf, k, P):
+    return buf[META + k * P: META + (k + 1) * P]
+
+
+@njit(cache=True)
+def init(buf, n):
+    """An empty board, Vertical to move."""
+    P = n * n
+    buf[:] = 0
+    buf[M_NEMPTY] = P
+    empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
+    for x in range(P):
+        empty[x] = x
+        epos[x] = x
+    _arr(buf, A_OWNER, P)[:] = -1
+
+
+@njit(cache=True, inline="always")
+def is_legal(buf, n, nbr, degree, cell, c):
+    """Whether colour ``c`` may go on ``cell``: it is empty and makes no hole."""
+    P = n * n
+    board = _arr(buf, A_BOARD, P)
+    if board[cell] != EMPTY:
+        return False
+    count = _arr(buf, A_COUNT + c - 1, P)
+    for d in range(4):
+        q = nbr[cell, d]
+        if q >= 0 and board[q] == EMPTY and count[q] == degree[q] - 1:
+            return False
+    return True
+
+
+@njit(cache=True)
+def legal(buf, n, nbr, degree, out):
+    """Write the legal actions (cell for black, P + cell for white) to ``out``; return how many."""
+    P = n * n
+    k = 0
+    for c in (BLACK, WHITE):
+        for x in range(P):
+            if is_legal(buf, n, nbr, degree, x, c):
+                out[k] = x + (c - 1) * P
+                k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _claim(buf, P, root, mask):
+    owner = OWNER_OF_MASK[mask]
+    if owner < 0:
+        raise AssertionError("unreachable adjacency set (RULES 2.7b)")
+    _arr(buf, A_OWNER, P)[root] = owner
+    buf[M_SCORE_V + owner] += _arr(buf, A_SIZE, P)[root]
+
+
+@njit(cache=True)
+def place(buf, n, nbr, cell, c):
+    """Place colour ``c`` on ``cell`` (assumed legal) and claim liberty-less groups."""
+    P = n * n
+    board, parent = _arr(buf, A_BOARD, P), _arr(buf, A_PARENT, P)
+    size, libs, owner = _arr(buf, A_SIZE, P), _arr(buf, A_LIBS, P), _arr(buf, A_OWNER, P)
+    count = _arr(buf, A_COUNT + c - 1, P)
+    board[cell] = c
+    empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
+    last = buf[M_NEMPTY] - 1
+    i = epos[cell]
+    moved = empty[last]
+    empty[i] = moved
+    epos[moved] = i
+    empty[last] = cell
+    epos[cell] = last
+    buf[M_NEMPTY] = last
+    parent[cell] = cell
+    size[cell] = 1
+    owner[cell] = -1
+    own = 0
+    mine = 0
+    for d in range(4):
+        q = nbr[cell, d]
+        if q < 0:
+            continue
+        count[q] += 1
+        if board[q] == EMPTY:
+            own += 1
+        else:
+            libs[find(parent, q)] -= 1
+            if board[q] == c:
+                mine |= 1 << d
+    libs[cell] = own
+    root = cell
+    for d in range(4):
+        if mine & (1 << d):
+            rq = find(parent, nbr[cell, d])
+            if rq != root:
+                if size[root] < size[rq]:
+                    root, rq = rq, root
+                parent[rq] = root
+                size[root] += size[rq]
+                libs[root] += libs[rq]
+    if libs[root] == 0:
+        _claim(buf, P, root, mine)
+    o = 3 - c
+    for d in range(4):
+        q = nbr[cell, d]
+        if q < 0 or board[q] != o:
+            continue
+        rq = find(parent, q)
+        if libs[rq] != 0 or owner[rq] >= 0:
+            continue
+        mask = 0
+        for e in range(4):
+            y = nbr[cell, e]
+            if y >= 0 and board[y] == o and find(parent, y) == rq:
+                mask |= 1 << e
+        _claim(buf, P, rq, mask)
+    buf[M_TURN] = 1 - buf[M_TURN]
+    buf[M_NPLACED] += 1
+
+
+@njit(cache=True)
+def playout(buf, n, nbr, degree, seed):
+    """Random play to the end, uniform over legal placements (by rejection)."""
+    P = n * n
+    empty = _arr(buf, A_EMPTY, P)
+    s = rng_seed(seed)
+    moves = 0
+    while buf[M_NEMPTY] > 0:
+        s = rng_next(s)
+        r = rng_below(s, 2 * buf[M_NEMPTY])
+        cell, c = empty[r >> 1], 1 + (r & 1)
+        if is_legal(buf, n, nbr, degree, cell, c):
+            place(buf, n, nbr, cell, c)
+            moves += 1
+    return moves
+
+
+@njit(cache=True)
+def playouts(buf, n, nbr, degree, count, seed):
+    """``count`` random playouts from copies of ``buf``; returns the moves made."""
+    moves = 0
+    for i in range(count):
+        work = buf.copy()
+        moves += playout(work, n, nbr, degree, seed * 1000003 + i)
+    return moves
+
+
+@njit(cache=True)
+def rebuild(buf, n, nbr):
+    """Recompute groups, liberties, counts and empties from the board (set-ups).
+
+    Claims are cleared; the caller applies them with :func:`claim_at`.
+    """
+    P = n * n
+    board, parent = _arr(buf, A_BOARD, P), _arr(buf, A_PARENT, P)
+    size, libs, owner = _arr(buf, A_SIZE, P), _arr(buf, A_LIBS, P), _arr(buf, A_OWNER, P)
+    empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
+    buf[M_SCORE_V] = 0
+    buf[M_SCORE_H] = 0
+    ne = 0
+    for x in range(P):
+        parent[x] = x
+        size[x] = 1
+        owner[x] = -1
+        libs[x] = 0
+        for c in (BLACK, WHITE):
+            _arr(buf, A_COUNT + c - 1, P)[x] = 0
+        if board[x] == EMPTY:
+            empty[ne] = x
+            epos[x] = ne
+            ne += 1
+    k = ne
+    for x in range(P):
+        if board[x] != EMPTY:
+            empty[k] = x
+            epos[x] = k
+            k += 1
+    buf[M_NEMPTY] = ne
+    for x in range(P):
+        for d in range(4):
+            q = nbr[x, d]
+            if q >= 0 and board[q] != EMPTY:
+                _arr(buf, A_COUNT + board[q] - 1, P)[x] += 1
+            if board[x] != EMPTY and q >= 0 and board[q] == EMPTY:
+                libs[x] += 1
+    for x in range(P):
+        for d in range(4):
+            q = nbr[x, d]
+            if board[x] != EMPTY and q >= 0 and board[q] == board[x]:
+                ra, rb = find(parent, x), find(parent, q)
+                if ra != rb:
+                    parent[rb] = ra
+                    size[ra] += size[rb]
+                    libs[ra] += libs[rb]
+
+
+@njit(cache=True)
+def group_root(buf, n, cell):
+    return find(_arr(buf, A_PARENT, n * n), cell)
+
+
+@njit(cache=True)
+def claim_at(buf, n, cell, owner):
+    """Set-ups: put ``owner``'s marker on the group at ``cell``."""
+    P = n * n
+    root = find(_arr(buf, A_PARENT, P), cell)
+    _arr(buf, A_OWNER, P)[root] = owner
+    buf[M_SCORE_V + owner] += _arr(buf, A_SIZE, P)[root]

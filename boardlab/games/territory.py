@@ -1,0 +1,400 @@
+"""What Carteso and Rumbo share: options, the komi/side pre-game, notation, summaries.
+
+Both are two-sided square-grid territory games with neutral stones (B, W),
+claimed groups and komi for Horizontal. Action numbers, with P = size²:
+``cell`` = black stone, ``P + cell`` = white stone, ``2P`` = pass,
+``2P+1`` = take the button, ``2P+2``/``2P+3`` = choose side vertical /
+horizontal, ``2P+4+2P+h`` = propose a komi of ``h`` half points
+(``-2P <= h <= 2P``). Komi and scores are kept in half points.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..core.errors import NotationError, OptionError
+from ..core.game import TERMINAL, Game, State
+from ..core.options import Option
+from .grid_notation import LETTERS, parse_point, point_name
+from .topology import square_grid
+
+SIDES = ("vertical", "horizontal")
+COLOURS = ".BW"
+_KOMI = re.compile(r"^komi\s*=\s*(-?\d+(?:\.\d*)?)$")
+
+
+def _half_points(value: float) -> str | None:
+    return None if float(value * 2).is_integer() else "komi must be a multiple of 0.5"
+
+
+def territory_options(default_komi) -> tuple[Option, ...]:
+    """The options shared by the territory games."""
+    return (
+        Option("size", int, 11, "board size N (an N x N board of points)", minimum=2, maximum=26),
+        Option("komi", float, default_komi, "points added to Horizontal's score (whole or .5)",
+               check=_half_points),
+        Option("komi_protocol", str, "fixed", "fixed komi, or bid: the first player names the "
+               "komi (komi=K), then the second picks a side", choices=("fixed", "bid")),
+        Option("position", str, "", "analysis set-up: rows top first, '/'-separated, of . B W",
+               analysis=True),
+        Option("claims", str, "", "analysis set-up: claimed groups, e.g. Va5+Hc3 (owner and a "
+               "stone of the group)", analysis=True),
+        Option("turn", str, "vertical", "analysis set-up: the side to move first",
+               choices=SIDES, analysis=True),
+    )
+
+
+def format_komi(half: int) -> str:
+    """Half points as text: 14 -> '7', 15 -> '7.5', -1 -> '-0.5'."""
+    return str(half // 2) if half % 2 == 0 else f"{half / 2:g}"
+
+
+class TerritoryGame(Game):
+    """Facts common to Carteso and Rumbo; subclasses give the kernel and extras."""
+
+    has_pass = False
+    has_button = False
+
+    def validate(self):
+        self.topology = square_grid(self.n)
+        self.komi_half = int(round(self.options["komi"] * 2))
+        if self.bidding and self.options["komi"] != self._default_komi():
+            raise OptionError("option 'komi' cannot be set with komi_protocol=bid: "
+                              "the first player proposes it in the game")
+        self.setup = parse_setup(self.options["position"], self.options["claims"], self.n)
+
+    def _default_komi(self):
+        option = next(o for o in self.declared_options if o.name == "komi")
+        return option.default(self.options) if callable(option.default) else option.default
+
+    @property
+    def n(self) -> int:
+        return self.options["size"]
+
+    @property
+    def bidding(self) -> bool:
+        return self.options["komi_protocol"] == "bid"
+
+    @property
+    def seat_names(self):
+        return ("first", "second") if self.bidding else SIDES
+
+    @property
+    def points(self) -> int:
+        return self.n * self.n
+
+    @property
+    def num_actions(self) -> int:
+        return 6 * self.points + 5
+
+    # Action numbers ---------------------------------------------------------
+    @property
+    def pass_action(self) -> int:
+        return 2 * self.points
+
+    @property
+    def button_action(self) -> int:
+        return 2 * self.points + 1
+
+    def side_action(self, side: int) -> int:
+        return 2 * self.points + 2 + side
+
+    def komi_action(self, half: int) -> int:
+        return 4 * self.points + 4 + half
+
+    def komi_of_action(self, action: int) -> int:
+        return action - 4 * self.points - 4
+
+
+def parse_setup(position: str, claims: str, n: int):
+    """Parse the set-up options into (board values, [(owner, cell)]) or None."""
+    if not position and not claims:
+        return None
+    rows = [r.replace(" ", "") for r in position.split("/")] if position else ["." * n] * n
+    if len(rows) != n or any(len(r) != n for r in rows):
+        raise OptionError(f"option 'position': expected {n} rows of {n} points "
+                          f"separated by '/', top row first")
+    board = np.zeros(n * n, dtype=np.int32)
+    for i, row in enumerate(rows):
+        for col, char in enumerate(row.upper()):
+            if char not in COLOURS:
+                raise OptionError(f"option 'position': {char!r} is not one of . B W")
+            board[(n - 1 - i) * n + col] = COLOURS.index(char)
+    marks = []
+    for item in filter(None, claims.replace(" ", "").split("+")):
+        side = {"v": 0, "h": 1}.get(item[:1].lower())
+        if side is None:
+            raise OptionError(f"option 'claims': {item!r} must start with V or H, e.g. Va5")
+        try:
+            cell = parse_point(item[1:], n)
+        except NotationError as error:
+            raise OptionError(f"option 'claims': {error}") from None
+        if board[cell] == 0:
+            raise OptionError(f"option 'claims': {item[1:]} is empty, not a stone")
+        marks.append((side, cell))
+    return board, marks
+
+
+class TerritoryState(State):
+    """A Carteso or Rumbo position: a kernel buffer plus the pre-game facts."""
+
+    kernel = None  # the game's kernel module
+
+    def __init__(self, game: TerritoryGame, seed=None):
+        super().__init__(game)
+        self.topo = game.topology
+        self.buf = np.zeros(self.kernel.buffer_size(game.n), dtype=np.int32)
+        self._init_buffer()
+        self.komi_half = None if game.bidding else game.komi_half
+        self.seat_of_side = (0, 1)
+        self.chosen = not game.bidding
+        if game.setup is not None:
+            self._setup(*game.setup)
+        if game.options["turn"] == "horizontal":
+            self.buf[self.kernel.M_TURN] = 1
+
+    # Engine hooks -------------------------------------------------------------
+    def _init_buffer(self):
+        raise NotImplementedError
+
+    def _setup(self, board, marks):
+        raise NotImplementedError
+
+    def _legal_play(self) -> list[int]:
+        raise NotImplementedError
+
+    def _play_reason(self, action: int) -> str | None:
+        raise NotImplementedError
+
+    def _apply_play(self, action: int) -> None:
+        raise NotImplementedError
+
+    def _over(self) -> bool:
+        raise NotImplementedError
+
+    def _bonus(self) -> tuple[int, int]:
+        """Extra half points per side (Carteso's button)."""
+        return 0, 0
+
+    # Views of the buffer --------------------------------------------------------
+    def _arr(self, k):
+        P = self.game.points
+        start = self.kernel.META + k * P
+        return self.buf[start:start + P]
+
+    @property
+    def board(self) -> np.ndarray:
+        """Cell values (0 empty, 1 B, 2 W), cell = row * n + col, row 0 at the bottom."""
+        return self._arr(self.kernel.A_BOARD)
+
+    def phase(self) -> str:
+        if self.komi_half is None:
+            return "komi"
+        if not self.chosen:
+            return "side"
+        return "over" if self._over() else "play"
+
+    def side_to_move(self) -> int | None:
+        """0 (Vertical) or 1 (Horizontal) in play, else None."""
+        return int(self.buf[self.kernel.M_TURN]) if self.phase() == "play" else None
+
+    # The protocol -----------------------------------------------------------------
+    def current_player(self) -> int:
+        phase = self.phase()
+        if phase == "over":
+            return TERMINAL
+        if phase == "komi":
+            return 0
+        if phase == "side":
+            return 1
+        return self.seat_of_side[self.buf[self.kernel.M_TURN]]
+
+    def legal_actions(self) -> list[int]:
+        phase, game = self.phase(), self.game
+        if phase == "komi":
+            P = game.points
+            return list(range(game.komi_action(-2 * P), game.komi_action(2 * P) + 1))
+        if phase == "side":
+            return [game.side_action(0), game.side_action(1)]
+        if phase == "over":
+            return []
+        return self._legal_play()
+
+    def illegal_reason(self, action: int) -> str | None:
+        phase, game = self.phase(), self.game
+        kind = self._kind(action)
+        if phase == "komi":
+            return None if kind == "komi" else "the first player must propose the komi (komi=K)"
+        if phase == "side":
+            return None if kind == "side" else \
+                "the second player must choose a side (side=vertical or side=horizontal)"
+        if kind in ("komi", "side"):
+            return f"the {kind} is not chosen during play"
+        return self._play_reason(action)
+
+    def _kind(self, action: int) -> str:
+        P = self.game.points
+        if action < 2 * P:
+            return "place"
+        return ("pass", "button", "side", "side")[action - 2 * P] if action < 2 * P + 4 else "komi"
+
+    def _apply(self, action: int) -> None:
+        kind = self._kind(action)
+        if kind == "komi":
+            self.komi_half = self.game.komi_of_action(action)
+        elif kind == "side":
+            side = action - self.game.side_action(0)
+            self.seat_of_side = (1, 0) if side == 0 else (0, 1)
+            self.chosen = True
+        else:
+            self._apply_play(action)
+
+    def scores_half(self) -> tuple[int, int]:
+        """(Vertical, Horizontal) scores in half points: stones, komi and bonus."""
+        k = self.kernel
+        bonus = self._bonus()
+        return (2 * int(self.buf[k.M_SCORE_V]) + bonus[0],
+                2 * int(self.buf[k.M_SCORE_H]) + (self.komi_half or 0) + bonus[1])
+
+    def winner_side(self) -> int | None:
+        """0 or 1 at the end if someone won, None for a draw or a running game."""
+        if not self.is_terminal():
+            return None
+        v, h = self.scores_half()
+        return None if v == h else (0 if v > h else 1)
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        side = self.winner_side()
+        if side is None:
+            return [0.0, 0.0]
+        result = [-1.0, -1.0]
+        result[self.seat_of_side[side]] = 1.0
+        return result
+
+    # Notation -----------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        game, P = self.game, self.game.points
+        kind = self._kind(action) if 0 <= action < game.num_actions else None
+        if kind == "place":
+            return "BW"[action // P] + point_name(action % P, game.n)
+        if kind in ("pass", "button"):
+            return kind
+        if kind == "side":
+            return f"side={SIDES[action - game.side_action(0)]}"
+        if kind == "komi":
+            return f"komi={format_komi(game.komi_of_action(action))}"
+        raise NotationError(f"{action!r} is not an action of {game.spec}")
+
+    def string_to_action(self, text: str) -> int:
+        game = self.game
+        if not isinstance(text, str):
+            raise NotationError(f"a move must be text, not {text!r}")
+        word = text.strip()
+        lower = word.lower()
+        if lower in ("pass", "button") and getattr(game, f"has_{lower}"):
+            return game.pass_action if lower == "pass" else game.button_action
+        if lower.startswith("side="):
+            side = lower[5:].strip()
+            matches = [i for i, name in enumerate(SIDES) if side and name.startswith(side)]
+            if len(matches) != 1:
+                raise NotationError(f"{text!r}: the side is vertical or horizontal")
+            return game.side_action(matches[0])
+        match = _KOMI.match(lower)
+        if match:
+            return self._komi_action(text, float(match.group(1)))
+        if word[:1] in "BbWw" and len(word) >= 3:
+            cell = parse_point(word[1:], game.n)
+            return cell + game.points * ("BbWw".index(word[0]) // 2)
+        extra = "".join(f", {w}" for w in ("pass", "button") if getattr(game, f"has_{w}"))
+        raise NotationError(f"{text!r} is not a move (expected e.g. Bc3, Wa1{extra})")
+
+    def _komi_action(self, text: str, value: float) -> int:
+        P = self.game.points
+        half = value * 2
+        if not half.is_integer():
+            raise NotationError(f"{text!r}: komi must be a multiple of 0.5")
+        if not -2 * P <= half <= 2 * P:
+            raise NotationError(f"{text!r}: komi must be between {-P} and {P}")
+        return self.game.komi_action(int(half))
+
+    # Copies, views, summaries ------------------------------------------------------
+    def clone(self):
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.buf = self.buf.copy()
+        other.history = list(self.history)
+        return other
+
+    def claimed_groups(self) -> list[dict]:
+        """Every claimed group: its owner and its stones (sorted point names)."""
+        k, n = self.kernel, self.game.n
+        owners = self._arr(k.A_OWNER)
+        groups: dict[int, list[int]] = {}
+        for cell in np.flatnonzero(self.board):
+            root = k.group_root(self.buf, n, int(cell))
+            if owners[root] >= 0:
+                groups.setdefault(int(root), []).append(int(cell))
+        return [{"owner": SIDES[owners[root]], "stones": sorted(point_name(c, n) for c in cells)}
+                for root, cells in sorted(groups.items())]
+
+    def claim_owner_map(self) -> np.ndarray:
+        """Per cell: -1 unclaimed or empty, else the owner side of its group."""
+        k, n = self.kernel, self.game.n
+        owners = self._arr(k.A_OWNER)
+        result = np.full(self.game.points, -1, dtype=np.int32)
+        for cell in np.flatnonzero(self.board):
+            result[cell] = owners[k.group_root(self.buf, n, int(cell))]
+        return result
+
+    def board_rows(self) -> list[str]:
+        n = self.game.n
+        cells = self.board.reshape(n, n)
+        return ["".join(COLOURS[v] for v in cells[row]) for row in range(n - 1, -1, -1)]
+
+    def summary(self) -> dict:
+        v, h = self.scores_half()
+        phase = self.phase()
+        side = self.side_to_move()
+        winner = self.winner_side()
+        mover = self.current_player()
+        return {
+            "game": self.game.name, "spec": self.game.spec, "size": self.game.n,
+            "board": self.board_rows(),
+            "to_move": SIDES[side] if side is not None else
+            (None if phase == "over" else self.game.seat_names[mover]),
+            "phase": phase, "terminal": phase == "over",
+            "winner": SIDES[winner] if winner is not None else None,
+            "result": None if phase != "over" else
+            (SIDES[winner] if winner is not None else "draw"),
+            "scores": {"vertical": v / 2, "horizontal": h / 2},
+            "komi": None if self.komi_half is None else self.komi_half / 2,
+            "seats": {name: SIDES[self.seat_of_side.index(i)] if self.chosen else None
+                      for i, name in enumerate(self.game.seat_names)},
+            "claimed": self.claimed_groups(),
+            "legal": sorted(self.legal_moves()),
+            "moves": len(self.history),
+            "last_move": self.action_to_string(self.history[-1]) if self.history else None,
+            "returns": self.returns() if phase == "over" else None,
+            **self._extra_summary(),
+        }
+
+    def _extra_summary(self) -> dict:
+        return {}
+
+    def view(self, seat: int | None) -> dict:
+        """Perfect information: every seat and spectators see everything."""
+        view = self.summary()
+        view["seat"] = seat
+        view["history"] = self.history_text()
+        view["legal_actions"] = self.legal_actions() if seat == self.current_player() else []
+        return view
+
+    def _replay_kwargs(self) -> dict:
+        return {}
+
+
+def column_labels(n: int) -> str:
+    return " ".join(LETTERS[:n])
