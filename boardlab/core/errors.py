@@ -12,6 +12,13 @@ class UnknownGameError(BoardlabError, KeyError):
         return self.args[0] if self.args else "unknown game"
 
 
+class UnknownAgentError(BoardlabError, KeyError):
+    """An agent name that is not in the agent registry."""
+
+    def __str__(self):
+        return self.args[0] if self.args else "unknown agent"
+
+
 class OptionError(BoardlabError, ValueError):
     """A bad game option: unknown name, wrong type or a value that is not allowed."""
 

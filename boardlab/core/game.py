@@ -11,6 +11,7 @@ from .options import Option, format_spec, resolve
 
 CHANCE = -1
 TERMINAL = -2
+RESIGN = -3  # history entry of a resignation (never in legal_actions)
 
 
 class Game:
@@ -75,9 +76,13 @@ class State:
     def __init__(self, game: Game):
         self.game = game
         self.history: list[int] = []
+        self.resigned: int | None = None
 
     # To be provided by each game -----------------------------------------
-    def current_player(self) -> int:
+    def _current_player(self) -> int:
+        raise NotImplementedError
+
+    def _returns(self) -> list[float]:
         raise NotImplementedError
 
     def legal_actions(self) -> list[int]:
@@ -90,9 +95,6 @@ class State:
     def illegal_reason(self, action: int) -> str | None:
         """Why ``action`` is illegal here, or None when it is legal."""
         return None if action in self.legal_actions() else "not a legal move here"
-
-    def returns(self) -> list[float]:
-        raise NotImplementedError
 
     def action_to_string(self, action: int) -> str:
         raise NotImplementedError
@@ -113,6 +115,25 @@ class State:
         raise NotImplementedError
 
     # Shared behaviour -------------------------------------------------------
+    def current_player(self) -> int:
+        """The seat to act, CHANCE, or TERMINAL (also after a resignation)."""
+        return TERMINAL if self.resigned is not None else self._current_player()
+
+    def returns(self) -> list[float]:
+        """Per seat: +1 win, -1 loss, 0 draw (all 0 while the game runs)."""
+        if self.resigned is not None:
+            return [-1.0 if seat == self.resigned else 1.0 for seat in range(self.game.num_seats)]
+        return self._returns()
+
+    def resign(self) -> None:
+        """The seat to move resigns: the game ends and that seat loses."""
+        seat = self.current_player()
+        if seat < 0:
+            raise IllegalMoveError("illegal move 'resign': nobody is to move", move="resign",
+                                   reason="nobody is to move")
+        self.resigned = seat
+        self.history.append(RESIGN)
+
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
 
@@ -133,7 +154,10 @@ class State:
         self.history.append(action)
 
     def play(self, text: str) -> int:
-        """Parse a move in the notation and apply it; return the action."""
+        """Parse a move in the notation (or ``resign``) and apply it; return the action."""
+        if isinstance(text, str) and text.strip().lower() == "resign":
+            self.resign()
+            return RESIGN
         action = self.string_to_action(text)
         reason = self._reason(action)
         if reason:
@@ -165,6 +189,9 @@ class State:
         replayer = self.game.new_initial_state(**self._replay_kwargs())
         texts = []
         for action in self.history:
+            if action == RESIGN:
+                texts.append("resign")
+                break
             texts.append(replayer.action_to_string(action))
             replayer._apply(action)
         return texts

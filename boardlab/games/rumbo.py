@@ -82,6 +82,9 @@ class Rumbo(TerritoryGame):
     name = "rumbo"
     title = "Rumbo"
     description = "no holes allowed; a surrounded group goes by the directions it touches"
+    conformance_specs = ("rumbo", "rumbo(size=2)", "rumbo(size=5,komi=0.5)",
+                         "rumbo(size=6,komi_protocol=bid)")
+    bench_specs = ("rumbo(size=9)", "rumbo(size=11)", "rumbo(size=13)")
     declared_options = territory_options(_default_komi)
 
     def validate(self):

@@ -189,6 +189,8 @@ class TerritoryState(State):
         return self._arr(self.kernel.A_BOARD)
 
     def phase(self) -> str:
+        if self.resigned is not None:
+            return "over"
         if self.komi_half is None:
             return "komi"
         if not self.chosen:
@@ -200,7 +202,7 @@ class TerritoryState(State):
         return int(self.buf[self.kernel.M_TURN]) if self.phase() == "play" else None
 
     # The protocol -----------------------------------------------------------------
-    def current_player(self) -> int:
+    def _current_player(self) -> int:
         phase = self.phase()
         if phase == "over":
             return TERMINAL
@@ -261,10 +263,13 @@ class TerritoryState(State):
         """0 or 1 at the end if someone won, None for a draw or a running game."""
         if not self.is_terminal():
             return None
+        if self.resigned is not None:
+            return 1 - self.seat_of_side.index(self.resigned) if self.chosen else \
+                None
         v, h = self.scores_half()
         return None if v == h else (0 if v > h else 1)
 
-    def returns(self) -> list[float]:
+    def _returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0, 0.0]
         side = self.winner_side()
@@ -367,8 +372,8 @@ class TerritoryState(State):
             (None if phase == "over" else self.game.seat_names[mover]),
             "phase": phase, "terminal": phase == "over",
             "winner": SIDES[winner] if winner is not None else None,
-            "result": None if phase != "over" else
-            (SIDES[winner] if winner is not None else "draw"),
+            "result": None if phase != "over" else SIDES[winner] if winner is not None else
+            "draw" if self.resigned is None else "resigned",
             "scores": {"vertical": v / 2, "horizontal": h / 2},
             "komi": None if self.komi_half is None else self.komi_half / 2,
             "seats": {name: SIDES[self.seat_of_side.index(i)] if self.chosen else None
@@ -376,7 +381,8 @@ class TerritoryState(State):
             "claimed": self.claimed_groups(),
             "legal": sorted(self.legal_moves()),
             "moves": len(self.history),
-            "last_move": self.action_to_string(self.history[-1]) if self.history else None,
+            "last_move": self.history_text()[-1] if self.history else None,
+            "resigned": None if self.resigned is None else self.game.seat_names[self.resigned],
             "returns": self.returns() if phase == "over" else None,
             **self._extra_summary(),
         }
@@ -392,9 +398,56 @@ class TerritoryState(State):
         view["legal_actions"] = self.legal_actions() if seat == self.current_player() else []
         return view
 
-    def _replay_kwargs(self) -> dict:
-        return {}
+    # Text rendering (for terminals) --------------------------------------------
+    def render(self, colour: bool = False) -> str:
+        """The board with coordinates; a claimed stone shows its owner's marker.
+
+        ``|`` after a stone: claimed by Vertical; ``-``: by Horizontal.
+        """
+        n = self.game.n
+        owners = self.claim_owner_map()
+        header = "    " + "".join(f"{LETTERS[c]:<3}" for c in range(n))
+        lines = [header]
+        for row in range(n - 1, -1, -1):
+            cells = []
+            for col in range(n):
+                cell = row * n + col
+                value, owner = int(self.board[cell]), int(owners[cell])
+                mark = " |-"[owner + 1]
+                text = COLOURS[value] + mark
+                if colour and value:
+                    text = _paint(text, value, owner)
+                cells.append(text + " ")
+            lines.append(f"{row + 1:>2}  " + "".join(cells) + f" {row + 1}")
+        lines.append(header)
+        return "\n".join(lines)
+
+    def status_lines(self) -> list[str]:
+        """Scores, komi, whose turn and the last move, for a terminal."""
+        info = self.summary()
+        scores = info["scores"]
+        lines = [f"Vertical {scores['vertical']:g}  -  Horizontal {scores['horizontal']:g}"
+                 f"  (komi {'?' if info['komi'] is None else format_komi(self.komi_half)}"
+                 + (f", button {info['button']}" if info.get("button") else "") + ")"]
+        if info["last_move"]:
+            lines.append(f"last move: {info['last_move']}")
+        if info["terminal"]:
+            result = info["result"]
+            text = "a draw" if result == "draw" else f"{result.capitalize()} wins" \
+                if result in SIDES else "no winner"
+            if info["resigned"]:
+                text += f" ({info['resigned']} resigned)"
+            lines.append(f"game over: {text}")
+        else:
+            lines.append(f"to move: {info['to_move']}")
+        return lines
 
 
-def column_labels(n: int) -> str:
-    return " ".join(LETTERS[:n])
+_PAINT = {(1, -1): "1;30;47", (2, -1): "1;37;40", (1, 0): "1;30;46", (2, 0): "1;37;44",
+          (1, 1): "1;30;43", (2, 1): "1;37;41"}
+
+
+def _paint(text: str, value: int, owner: int) -> str:
+    return f"\x1b[{_PAINT[(value, owner)]}m{text}\x1b[0m"
+
+

@@ -1,0 +1,9 @@
+"""Agents: given a seat's view and a budget, choose an action.
+
+Agents are named by spec strings like games (``random``, later
+``mcts(time=1)``) and made with :func:`make_agent`.
+"""
+from .base import Agent, agents, make_agent, register_agent
+from .random_agent import RandomAgent
+
+__all__ = ["Agent", "agents", "make_agent", "register_agent", "RandomAgent"]

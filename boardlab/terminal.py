@@ -1,0 +1,144 @@
+"""Play a game in a terminal: humans at one keyboard and/or agents.
+
+Game-agnostic: it draws with ``state.render()`` when the game provides it
+and reads moves in the game's notation. Input and output streams are
+parameters so that tests can drive it.
+"""
+from __future__ import annotations
+
+import sys
+
+from .core.errors import BoardlabError
+from .core.game import Game, State
+from .core.record import save
+
+HELP = """Commands:
+  <move>    a move in the game's notation (for example: {examples})
+  moves     list the legal moves
+  undo      take back your last move (and the AI's reply)
+  resign    give up the game
+  help      this text
+  quit      leave without finishing"""
+
+
+class TerminalGame:
+    """One game between humans (by keyboard) and agents (by seat)."""
+
+    def __init__(self, game: Game, agents: dict, seed=None, inp=None, out=None,
+                 colour: bool | None = None):
+        self.game = game
+        self.agents = agents
+        self.seed = seed
+        self.inp = inp or sys.stdin
+        self.out = out or sys.stdout
+        self.colour = self.out.isatty() if colour is None else colour
+        self.state = game.new_initial_state(seed=seed)
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str | None:
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        return None if line == "" else line.strip()
+
+    def show(self) -> None:
+        state = self.state
+        self.say()
+        self.say(state.render(colour=self.colour) if hasattr(state, "render") else str(state))
+        for line in getattr(state, "status_lines", lambda: [])():
+            self.say(line)
+
+    def run(self) -> State:
+        """Play until the game ends or the human quits; return the final state."""
+        self.say(f"{self.game.title or self.game.name}: {self.game.spec}. Type 'help' for help.")
+        while True:
+            self.show()
+            if self.state.is_terminal():
+                return self.state
+            seat = self.state.current_player()
+            if seat in self.agents:
+                self.agent_turn(seat)
+            elif not self.human_turn(seat):
+                return self.state
+
+    def agent_turn(self, seat: int) -> None:
+        agent = self.agents[seat]
+        action = agent.act(self.state.view(seat))
+        text = self.state.action_to_string(action)
+        self.state.apply(action)
+        self.say(f"{agent.name} ({self.game.seat_names[seat]}) plays {text}")
+
+    def human_turn(self, seat: int) -> bool:
+        """Read commands until a move is made; False when the player quits."""
+        while True:
+            line = self.ask(f"{self.game.seat_names[seat]}> ")
+            if line is None or line.lower() in ("quit", "exit"):
+                self.say("game left unfinished")
+                return False
+            if self.command(line):
+                return True
+
+    def command(self, line: str) -> bool:
+        """Handle one input line; True when the turn is over."""
+        word = line.lower()
+        if not word:
+            return False
+        if word in ("help", "?", "h"):
+            examples = ", ".join(self.state.legal_moves()[:3])
+            self.say(HELP.format(examples=examples))
+            return False
+        if word in ("moves", "legal"):
+            self.say(" ".join(self.state.legal_moves()))
+            return False
+        if word == "undo":
+            return self.undo()
+        try:
+            self.state.play(line)
+        except BoardlabError as error:
+            self.say(f"error: {error}. Type 'help' for help.")
+            return False
+        return True
+
+    def undo(self) -> bool:
+        """Take back moves until it is again a human's turn, one human move at least."""
+        history = self.state.history
+        movers = self._movers()
+        cut = len(history) - 1
+        while cut > 0 and movers[cut] in self.agents:
+            cut -= 1
+        if cut < 0 or movers[cut] in self.agents:
+            self.say("nothing to undo")
+            return False
+        state = self.game.new_initial_state(seed=self.seed)
+        for action in history[:cut]:
+            state.apply(action)
+        self.state = state
+        self.say(f"took back {len(history) - cut} move(s)")
+        return True
+
+    def _movers(self) -> list[int]:
+        state = self.game.new_initial_state(seed=self.seed)
+        movers = []
+        for action in self.state.history:
+            movers.append(state.current_player())
+            state.apply(action)
+        return movers
+
+    def finish(self, save_path: str | None, ask: bool = True) -> None:
+        """Offer to save the record (or save to ``save_path``)."""
+        state = self.state
+        if not state.history:
+            return
+        if save_path is None and ask:
+            save_path = self.ask("save the record? file name (empty to skip): ")
+        if save_path:
+            players = [self.agents[s].name if s in self.agents else "human"
+                       for s in range(self.game.num_seats)]
+            try:
+                save(save_path, state, players=players, seed=self.seed)
+            except OSError as error:
+                self.say(f"could not save: {error}")
+            else:
+                self.say(f"record saved to {save_path}")

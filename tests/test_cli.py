@@ -1,0 +1,83 @@
+"""The boardlab command: replay, play driven through stdin, bad input."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from boardlab.cli import main
+
+
+def run(*args, stdin=""):
+    proc = subprocess.run([sys.executable, "-m", "boardlab.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_replay_json_prints_the_summary():
+    code, out, err = run("replay", "carteso(size=3,button=off)", "Bb2", "Wa3", "Wc1", "Wb3",
+                         "Wa2", "Bc3", "Ba1", "Bb1", "Bc2", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["board"] == ["WWB", "WBB", "BBW"]
+    assert summary["scores"] == {"vertical": 0.0, "horizontal": 9 + 7.5}
+
+
+def test_replay_illegal_move_exits_nonzero_with_move_index_and_reason():
+    code, out, err = run("replay", "rumbo(size=5)", "Bb5", "Ba4", "--json")
+    assert code != 0 and out == ""
+    assert "'Ba4'" in err and "index 1" in err and "hole at a5" in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["replay", "chess", "e4"], "unknown game"),
+    (["replay", "carteso(size=0)"], "option 'size'"),
+    (["replay", "carteso(size=3)", "Xb2"], "not a move"),
+    (["play", "carteso", "--colour", "red"], "unknown option 'colour'"),
+    (["play", "carteso", "--vs", "genius"], "unknown agent"),
+    (["play", "carteso", "--vs", "random,random,random"], "2 seats"),
+    (["show", "/nonexistent/record.json"], "cannot read"),
+])
+def test_bad_input_gets_a_clear_error(args, message, capsys):
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_games_lists_games_and_options(capsys):
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert "carteso:" in out and "rumbo:" in out and "komi_protocol" in out
+
+
+def test_hotseat_play_through_stdin_and_save(tmp_path):
+    record = tmp_path / "game.json"
+    moves = "Bb2\nWb2\nnonsense\nWa3\nundo\nWa3\nresign\n"
+    code, out, err = run("play", "carteso", "--size", "3", "--button", "off", "--save",
+                         str(record), "--no-colour", stdin=moves)
+    assert code == 0, err
+    assert "b2 is occupied" in out and "not a move" in out and "took back 1 move" in out
+    assert "Horizontal wins (vertical resigned)" in out
+    saved = json.loads(record.read_text())
+    assert saved["moves"] == ["Bb2", "Wa3", "resign"]
+    code, out, err = run("show", str(record))
+    assert code == 0 and "3 moves" in out
+
+
+def test_play_against_random_to_the_end(tmp_path):
+    moves = "".join(f"B{c}{r}\n" for r in range(1, 4) for c in "abc") + "pass\n" * 12
+    code, out, err = run("play", "rumbo", "--size", "3", "--komi", "0.5", "--vs", "random",
+                         "--seed", "4", "--no-save", "--no-colour", stdin=moves)
+    assert code == 0, err
+    assert "random (horizontal) plays" in out and "game over:" in out
+
+
+def test_undo_against_the_ai_takes_back_the_reply(tmp_path):
+    code, out, err = run("play", "carteso", "--size", "4", "--vs", "random", "--seed", "1",
+                         "--no-save", "--no-colour", stdin="Ba1\nundo\nquit\n")
+    assert code == 0, err
+    assert "took back 2 move(s)" in out and "game left unfinished" in out
+
+
+def test_end_of_input_leaves_cleanly():
+    code, out, err = run("play", "carteso", "--size", "3", "--no-save", stdin="")
+    assert code == 0 and "game left unfinished" in out
