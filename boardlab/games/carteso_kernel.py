@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import find, flood, rng_below, rng_next, rng_seed
+from .kernels import find, find_at, flood, rng_below, rng_next, rng_seed
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 VERTICAL, HORIZONTAL = 0, 1
@@ -42,7 +42,7 @@ def new_scratch(n: int) -> np.ndarray:
 
     Not part of the position: states of one size may share it (single thread).
     """
-    return np.zeros(1 + (1 + MAX_SEARCHES) * n * n, dtype=np.int64)
+    return np.zeros(1 + (1 + MAX_SEARCHES) * n * n + 5 * MAX_SEARCHES, dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -85,179 +85,217 @@ def _reset_free(buf, P, ci, first):
 
 
 @njit(cache=True, inline="always")
+def _o(k, P):
+    """Offset of array ``k`` in the buffer (direct indexing: no views in hot code)."""
+    return META + k * P
+
+
+@njit(cache=True, inline="always")
 def _new_label(buf, P, ci):
     buf[M_NFREE + ci] -= 1
-    return _arr(buf, A_FREE + ci, P)[buf[M_NFREE + ci]]
+    return buf[_o(A_FREE + ci, P) + buf[M_NFREE + ci]]
 
 
 @njit(cache=True, inline="always")
 def _free_label(buf, P, ci, label):
-    _arr(buf, A_FREE + ci, P)[buf[M_NFREE + ci]] = label
+    buf[_o(A_FREE + ci, P) + buf[M_NFREE + ci]] = label
     buf[M_NFREE + ci] += 1
 
 
 @njit(cache=True, inline="always")
 def _remove_empty(buf, P, cell):
-    empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
+    oe, op = _o(A_EMPTY, P), _o(A_EPOS, P)
     last = buf[M_NEMPTY] - 1
-    i = epos[cell]
-    moved = empty[last]
-    empty[i] = moved
-    epos[moved] = i
-    empty[last] = cell
-    epos[cell] = last
+    i = buf[op + cell]
+    moved = buf[oe + last]
+    buf[oe + i] = moved
+    buf[op + moved] = i
+    buf[oe + last] = cell
+    buf[op + cell] = last
     buf[M_NEMPTY] = last
 
 
 @njit(cache=True, inline="always")
 def _claim(buf, P, root, mover):
     """Claim the unclaimed finished group at ``root`` for its current owner."""
-    h = _arr(buf, A_MAXR, P)[root] - _arr(buf, A_MINR, P)[root]
-    w = _arr(buf, A_MAXC, P)[root] - _arr(buf, A_MINC, P)[root]
+    h = buf[_o(A_MAXR, P) + root] - buf[_o(A_MINR, P) + root]
+    w = buf[_o(A_MAXC, P) + root] - buf[_o(A_MINC, P) + root]
     owner = VERTICAL if h > w else HORIZONTAL if w > h else 1 - mover
-    _arr(buf, A_OWNER, P)[root] = owner
-    buf[M_SCORE_V + owner] += _arr(buf, A_SIZE, P)[root]
+    buf[_o(A_OWNER, P) + root] = owner
+    buf[M_SCORE_V + owner] += buf[_o(A_SIZE, P) + root]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _merge(buf, P, ra, rb):
     """Union two group roots; a claim survives and counts the absorbed stones."""
-    size, owner = _arr(buf, A_SIZE, P), _arr(buf, A_OWNER, P)
-    if size[ra] < size[rb]:
+    osz, oow = _o(A_SIZE, P), _o(A_OWNER, P)
+    if buf[osz + ra] < buf[osz + rb]:
         ra, rb = rb, ra
-    _arr(buf, A_PARENT, P)[rb] = ra
-    oa, ob = owner[ra], owner[rb]
+    buf[_o(A_PARENT, P) + rb] = ra
+    oa, ob = buf[oow + ra], buf[oow + rb]
     if oa >= 0 and ob < 0:
-        buf[M_SCORE_V + oa] += size[rb]
+        buf[M_SCORE_V + oa] += buf[osz + rb]
     elif ob >= 0 and oa < 0:
-        buf[M_SCORE_V + ob] += size[ra]
-        owner[ra] = ob
+        buf[M_SCORE_V + ob] += buf[osz + ra]
+        buf[oow + ra] = ob
     elif oa >= 0 and ob >= 0:
         raise AssertionError("two claimed groups merged (impossible, RULES 1.7d)")
-    size[ra] += size[rb]
-    lo, hi = _arr(buf, A_MINR, P), _arr(buf, A_MAXR, P)
-    lo[ra] = min(lo[ra], lo[rb])
-    hi[ra] = max(hi[ra], hi[rb])
-    lo, hi = _arr(buf, A_MINC, P), _arr(buf, A_MAXC, P)
-    lo[ra] = min(lo[ra], lo[rb])
-    hi[ra] = max(hi[ra], hi[rb])
+    buf[osz + ra] += buf[osz + rb]
+    for k in range(A_MINR, A_MAXC + 1, 2):      # (min, max) pairs for rows, then columns
+        lo, hi = _o(k, P), _o(k + 1, P)
+        buf[lo + ra] = min(buf[lo + ra], buf[lo + rb])
+        buf[hi + ra] = max(buf[hi + ra], buf[hi + rb])
     return ra
 
 
 @njit(cache=True, inline="always")
 def _same_box(buf, P, root, ci, label):
     box = A_CBOX + 4 * ci
-    return (_arr(buf, A_MINR, P)[root] == _arr(buf, box, P)[label]
-            and _arr(buf, A_MAXR, P)[root] == _arr(buf, box + 1, P)[label]
-            and _arr(buf, A_MINC, P)[root] == _arr(buf, box + 2, P)[label]
-            and _arr(buf, A_MAXC, P)[root] == _arr(buf, box + 3, P)[label])
+    for k in range(4):
+        if buf[_o(A_MINR + k, P) + root] != buf[_o(box + k, P) + label]:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
-def _passable(board, x, blocker):
-    return x >= 0 and board[x] != blocker
+def _passable(buf, ob, x, blocker):
+    return x >= 0 and buf[ob + x] != blocker
 
 
-@njit(cache=True)
-def _line_has(comp, start, step, lo, hi, label):
-    """Whether some cell start + k*step, k in lo..hi, carries ``label``."""
+@njit(cache=True, inline="always")
+def _line_has(buf, oc, start, step, lo, hi, label):
+    """Whether some cell start + k*step, k in lo..hi, carries ``label`` (at offset oc)."""
     for k in range(lo, hi + 1):
-        if comp[start + k * step] == label:
+        if buf[oc + start + k * step] == label:
             return True
     return False
 
 
-@njit(cache=True)
-def _locally_connected(board, nbr, diag, cell, c):
-    """True when the cells around ``cell`` not holding ``c`` join up around it."""
-    pn = _passable(board, nbr[cell, 0], c)
-    pe = _passable(board, nbr[cell, 1], c)
-    ps = _passable(board, nbr[cell, 2], c)
-    pw = _passable(board, nbr[cell, 3], c)
+@njit(cache=True, inline="always")
+def _locally_connected(buf, P, nbr, diag, cell, c):
+    """True when the cells around ``cell`` not holding ``c`` join up around it.
+
+    Also returns how many of its four neighbours are passable.
+    """
+    ob = _o(A_BOARD, P)
+    pn = _passable(buf, ob, nbr[cell, 0], c)
+    pe = _passable(buf, ob, nbr[cell, 1], c)
+    ps = _passable(buf, ob, nbr[cell, 2], c)
+    pw = _passable(buf, ob, nbr[cell, 3], c)
     k = int(pn) + int(pe) + int(ps) + int(pw)
     if k <= 1:
-        return True
+        return True, k
     links = 0
-    if pn and pe and _passable(board, diag[cell, 0], c):
+    if pn and pe and _passable(buf, ob, diag[cell, 0], c):
         links += 1
-    if pe and ps and _passable(board, diag[cell, 1], c):
+    if pe and ps and _passable(buf, ob, diag[cell, 1], c):
         links += 1
-    if ps and pw and _passable(board, diag[cell, 2], c):
+    if ps and pw and _passable(buf, ob, diag[cell, 2], c):
         links += 1
-    if pw and pn and _passable(board, diag[cell, 3], c):
+    if pw and pn and _passable(buf, ob, diag[cell, 3], c):
         links += 1
-    return links >= k - 1
+    return links >= k - 1, k
+
+
+ALL_SIDES = 15
+
+
+@njit(cache=True, inline="always")
+def _box_sides(buf, P, ci, label, row, col):
+    """Bit set of the sides of ``label``'s bbox that (row, col) lies on: 1 low row,
+    2 high row, 4 low column, 8 high column."""
+    box = A_CBOX + 4 * ci
+    return ((row == buf[_o(box, P) + label]) | (row == buf[_o(box + 1, P) + label]) << 1
+            | (col == buf[_o(box + 2, P) + label]) << 2
+            | (col == buf[_o(box + 3, P) + label]) << 3)
 
 
 @njit(cache=True)
-def _shrink(buf, n, ci, label, mover):
-    """Fit component ``label``'s bbox after it lost cells; claim a group that now fits it."""
+def _shrink(buf, n, ci, label, mover, sides):
+    """Fit component ``label``'s bbox after it lost cells on ``sides``; claim a
+    group that now fits it. (A side can only move if a lost cell was on it.)"""
     P = n * n
-    comp, box = _arr(buf, A_COMP + ci, P), A_CBOX + 4 * ci
-    minr, maxr = _arr(buf, box, P)[label], _arr(buf, box + 1, P)[label]
-    minc, maxc = _arr(buf, box + 2, P)[label], _arr(buf, box + 3, P)[label]
-    old = (minr, maxr, minc, maxc)
-    while not _line_has(comp, maxr * n, 1, minc, maxc, label):
-        maxr -= 1
-    while not _line_has(comp, minr * n, 1, minc, maxc, label):
-        minr += 1
-    while not _line_has(comp, maxc, n, minr, maxr, label):
-        maxc -= 1
-    while not _line_has(comp, minc, n, minr, maxr, label):
-        minc += 1
-    if (minr, maxr, minc, maxc) == old:
+    oc, box = _o(A_COMP + ci, P), A_CBOX + 4 * ci
+    minr, maxr = buf[_o(box, P) + label], buf[_o(box + 1, P) + label]
+    minc, maxc = buf[_o(box + 2, P) + label], buf[_o(box + 3, P) + label]
+    changed = False
+    if sides & 2:
+        while not _line_has(buf, oc, maxr * n, 1, minc, maxc, label):
+            maxr -= 1
+            changed = True
+            if maxr < minr:
+                raise AssertionError("empty component (engine invariant broken)")
+    if sides & 1:
+        while not _line_has(buf, oc, minr * n, 1, minc, maxc, label):
+            minr += 1
+            changed = True
+            if minr > maxr:
+                raise AssertionError("empty component (engine invariant broken)")
+    if sides & 8 or changed:
+        while not _line_has(buf, oc, maxc, n, minr, maxr, label):
+            maxc -= 1
+            changed = True
+            if maxc < minc:
+                raise AssertionError("empty component (engine invariant broken)")
+    if sides & 4 or changed:
+        while not _line_has(buf, oc, minc, n, minr, maxr, label):
+            minc += 1
+            changed = True
+            if minc > maxc:
+                raise AssertionError("empty component (engine invariant broken)")
+    if not changed:
         return
-    _arr(buf, box, P)[label], _arr(buf, box + 1, P)[label] = minr, maxr
-    _arr(buf, box + 2, P)[label], _arr(buf, box + 3, P)[label] = minc, maxc
-    board, parent, owner = _arr(buf, A_BOARD, P), _arr(buf, A_PARENT, P), _arr(buf, A_OWNER, P)
+    buf[_o(box, P) + label], buf[_o(box + 1, P) + label] = minr, maxr
+    buf[_o(box + 2, P) + label], buf[_o(box + 3, P) + label] = minc, maxc
+    ob, opar, oow = _o(A_BOARD, P), _o(A_PARENT, P), _o(A_OWNER, P)
     for col in range(minc, maxc + 1):       # a finished group touches every side
         x = maxr * n + col
-        if comp[x] == label and board[x] == ci + 1:
-            root = find(parent, x)
-            if owner[root] < 0 and _same_box(buf, P, root, ci, label):
+        if buf[oc + x] == label and buf[ob + x] == ci + 1:
+            root = find_at(buf, opar, x)
+            if buf[oow + root] < 0 and _same_box(buf, P, root, ci, label):
                 _claim(buf, P, root, mover)
 
 
 @njit(cache=True, inline="always")
-def _queue(scratch, P, i):
-    """Search queue ``i`` inside the scratch space."""
-    return scratch[1 + (1 + i) * P: 1 + (2 + i) * P]
+def _queue_at(P, i):
+    """Offset of search queue ``i`` in the scratch space."""
+    return 1 + (1 + i) * P
 
 
 @njit(cache=True)
 def _settle(buf, scratch, n, ci, tail, members, label, mover):
     """Give the cells of the finished searches ``members`` component ``label``; claim."""
     P = n * n
-    comp, board = _arr(buf, A_COMP + ci, P), _arr(buf, A_BOARD, P)
+    oc, ob = _o(A_COMP + ci, P), _o(A_BOARD, P)
     minr, maxr, minc, maxc = n, -1, n, -1
     for j in range(MAX_SEARCHES):
-        if members[j]:
-            queue = _queue(scratch, P, j)
-            for i in range(tail[j]):
-                x = queue[i]
-                comp[x] = label
+        if scratch[members + j]:
+            oq = _queue_at(P, j)
+            for i in range(scratch[tail + j]):
+                x = scratch[oq + i]
+                buf[oc + x] = label
                 row, col = x // n, x % n
                 minr, maxr = min(minr, row), max(maxr, row)
                 minc, maxc = min(minc, col), max(maxc, col)
     box = A_CBOX + 4 * ci
-    _arr(buf, box, P)[label], _arr(buf, box + 1, P)[label] = minr, maxr
-    _arr(buf, box + 2, P)[label], _arr(buf, box + 3, P)[label] = minc, maxc
-    parent, owner = _arr(buf, A_PARENT, P), _arr(buf, A_OWNER, P)
+    buf[_o(box, P) + label], buf[_o(box + 1, P) + label] = minr, maxr
+    buf[_o(box + 2, P) + label], buf[_o(box + 3, P) + label] = minc, maxc
+    opar, oow = _o(A_PARENT, P), _o(A_OWNER, P)
     for j in range(MAX_SEARCHES):
-        if members[j]:
-            queue = _queue(scratch, P, j)
-            for i in range(tail[j]):
-                x = queue[i]
-                if board[x] == ci + 1:
-                    root = find(parent, x)
-                    if owner[root] < 0 and _same_box(buf, P, root, ci, label):
+        if scratch[members + j]:
+            oq = _queue_at(P, j)
+            for i in range(scratch[tail + j]):
+                x = scratch[oq + i]
+                if buf[ob + x] == ci + 1:
+                    root = find_at(buf, opar, x)
+                    if buf[oow + root] < 0 and _same_box(buf, P, root, ci, label):
                         _claim(buf, P, root, mover)
 
 
-@njit(cache=True)
-def _class_of(link, i):
-    while link[i] != i:
-        i = link[i]
+@njit(cache=True, inline="always")
+def _class_of(scratch, link, i):
+    while scratch[link + i] != i:
+        i = scratch[link + i]
     return i
 
 
@@ -271,70 +309,70 @@ def _split(buf, scratch, n, nbr, cell, c, label, mover):
     rest of the old component, which keeps ``label`` without being explored.
     """
     P = n * n
-    o = 3 - c
-    ci = o - 1
-    board = _arr(buf, A_BOARD, P)
+    ob = _o(A_BOARD, P)
+    ci = 2 - c
+    base = scratch[0] + 1                        # marks base..base+3, all new
     scratch[0] += MAX_SEARCHES
-    base = scratch[0]
-    mark = scratch[1:1 + P]
-    starts = np.empty(MAX_SEARCHES, np.int64)
-    head = np.zeros(MAX_SEARCHES, np.int64)
-    tail = np.zeros(MAX_SEARCHES, np.int64)
-    link = np.arange(MAX_SEARCHES)
+    small = 1 + (1 + MAX_SEARCHES) * P           # offsets of the small arrays
+    head, tail, link = small, small + MAX_SEARCHES, small + 2 * MAX_SEARCHES
+    settled, members = small + 3 * MAX_SEARCHES, small + 4 * MAX_SEARCHES
+    for i in range(MAX_SEARCHES):
+        scratch[head + i] = 0
+        scratch[tail + i] = 0
+        scratch[link + i] = i
+        scratch[settled + i] = 0
     k = 0
     for d in range(4):
         q = nbr[cell, d]
-        if q >= 0 and board[q] != c:
-            starts[k] = q
-            queue = _queue(scratch, P, k)
-            queue[0] = q
-            tail[k] = 1
-            mark[q] = base + k
+        if q >= 0 and buf[ob + q] != c:
+            scratch[_queue_at(P, k)] = q
+            scratch[tail + k] = 1
+            scratch[1 + q] = base + k
             k += 1
+    running = -1
     while True:
         running = -1
         many = False
         for i in range(k):
-            if head[i] < tail[i]:
-                root = _class_of(link, i)
+            if scratch[head + i] < scratch[tail + i]:
+                root = _class_of(scratch, link, i)
                 if running >= 0 and running != root:
                     many = True
                 running = root
         if not many:
             break
         for i in range(k):
-            if head[i] >= tail[i]:
+            h = scratch[head + i]
+            if h >= scratch[tail + i]:
                 continue
-            queue = _queue(scratch, P, i)
-            x = queue[head[i]]
-            head[i] += 1
+            oq = _queue_at(P, i)
+            x = scratch[oq + h]
+            scratch[head + i] = h + 1
             for d in range(4):
                 y = nbr[x, d]
-                if y < 0 or board[y] == c:
+                if y < 0 or buf[ob + y] == c:
                     continue
-                seen = mark[y] - base
+                seen = scratch[1 + y] - base
                 if 0 <= seen < MAX_SEARCHES:
-                    a, b = _class_of(link, i), _class_of(link, seen)
+                    a, b = _class_of(scratch, link, i), _class_of(scratch, link, seen)
                     if a != b:
-                        link[max(a, b)] = min(a, b)
+                        scratch[link + max(a, b)] = min(a, b)
                 else:
-                    mark[y] = base + i
-                    queue[tail[i]] = y
-                    tail[i] += 1
-    settled = np.zeros(MAX_SEARCHES, np.bool_)
-    members = np.zeros(MAX_SEARCHES, np.bool_)
+                    scratch[1 + y] = base + i
+                    scratch[oq + scratch[tail + i]] = y
+                    scratch[tail + i] += 1
     for i in range(k):
-        root = _class_of(link, i)
-        if root == running or settled[root]:
+        root = _class_of(scratch, link, i)
+        if root == running or scratch[settled + root]:
             continue
-        settled[root] = True
+        scratch[settled + root] = 1
         for j in range(MAX_SEARCHES):
-            members[j] = j < k and _class_of(link, j) == root
+            scratch[members + j] = j < k and _class_of(scratch, link, j) == root
         _settle(buf, scratch, n, ci, tail, members, _new_label(buf, P, ci), mover)
     if running < 0:
         _free_label(buf, P, ci, label)
     else:
-        _shrink(buf, n, ci, label, mover)
+        _shrink(buf, n, ci, label, mover, ALL_SIDES)
 
 
 @njit(cache=True)
@@ -342,40 +380,40 @@ def place(buf, scratch, n, nbr, diag, cell, c):
     """Place colour ``c`` (BLACK or WHITE) on empty ``cell`` and claim what finished."""
     P = n * n
     mover = buf[M_TURN]
-    board, parent = _arr(buf, A_BOARD, P), _arr(buf, A_PARENT, P)
-    board[cell] = c
+    ob, opar = _o(A_BOARD, P), _o(A_PARENT, P)
+    buf[ob + cell] = c
     _remove_empty(buf, P, cell)
     row, col = cell // n, cell % n
-    parent[cell] = cell
-    _arr(buf, A_SIZE, P)[cell] = 1
-    _arr(buf, A_MINR, P)[cell] = row
-    _arr(buf, A_MAXR, P)[cell] = row
-    _arr(buf, A_MINC, P)[cell] = col
-    _arr(buf, A_MAXC, P)[cell] = col
-    _arr(buf, A_OWNER, P)[cell] = -1
+    buf[opar + cell] = cell
+    buf[_o(A_SIZE, P) + cell] = 1
+    buf[_o(A_MINR, P) + cell] = row
+    buf[_o(A_MAXR, P) + cell] = row
+    buf[_o(A_MINC, P) + cell] = col
+    buf[_o(A_MAXC, P) + cell] = col
+    buf[_o(A_OWNER, P) + cell] = -1
     root = cell
     for d in range(4):
         q = nbr[cell, d]
-        if q >= 0 and board[q] == c:
-            rq = find(parent, q)
+        if q >= 0 and buf[ob + q] == c:
+            rq = find_at(buf, opar, q)
             if rq != root:
                 root = _merge(buf, P, root, rq)
-    if _arr(buf, A_OWNER, P)[root] < 0:
-        label = _arr(buf, A_COMP + c - 1, P)[cell]
-        if _same_box(buf, P, root, c - 1, label):
+    if buf[_o(A_OWNER, P) + root] < 0:
+        if _same_box(buf, P, root, c - 1, buf[_o(A_COMP + c - 1, P) + cell]):
             _claim(buf, P, root, mover)
     ci = 2 - c
-    comp = _arr(buf, A_COMP + ci, P)
-    label = comp[cell]
-    comp[cell] = -1
-    if _locally_connected(board, nbr, diag, cell, c):
-        if _passable(board, nbr[cell, 0], c) or _passable(board, nbr[cell, 1], c) or \
-                _passable(board, nbr[cell, 2], c) or _passable(board, nbr[cell, 3], c):
-            _shrink(buf, n, ci, label, mover)
-        else:
-            _free_label(buf, P, ci, label)
-    else:
+    oc = _o(A_COMP + ci, P)
+    label = buf[oc + cell]
+    buf[oc + cell] = -1
+    connected, k = _locally_connected(buf, P, nbr, diag, cell, c)
+    if not connected:
         _split(buf, scratch, n, nbr, cell, c, label, mover)
+    elif k == 0:
+        _free_label(buf, P, ci, label)
+    else:
+        sides = _box_sides(buf, P, ci, label, row, col)
+        if sides:
+            _shrink(buf, n, ci, label, mover, sides)
     buf[M_TURN] = 1 - mover
     buf[M_PASSES] = 0
     buf[M_NPLACED] += 1
@@ -403,7 +441,7 @@ def playout(buf, scratch, n, nbr, diag, seed):
     Returns the number of moves made.
     """
     P = n * n
-    empty = _arr(buf, A_EMPTY, P)
+    oe = _o(A_EMPTY, P)
     s = rng_seed(seed)
     moves = 0
     while buf[M_OVER] == 0:
@@ -411,7 +449,7 @@ def playout(buf, scratch, n, nbr, diag, seed):
         if ne > 0:
             s = rng_next(s)
             r = rng_below(s, 2 * ne)
-            place(buf, scratch, n, nbr, diag, empty[r >> 1], 1 + (r & 1))
+            place(buf, scratch, n, nbr, diag, buf[oe + (r >> 1)], 1 + (r & 1))
         elif buf[M_BUTTON_ON] == 1 and buf[M_BUTTON] == NO_BUTTON:
             take_button(buf)
         else:
@@ -471,10 +509,11 @@ def rebuild(buf, scratch, n, nbr):
                 ra, rb = find(parent, x), find(parent, q)
                 if ra != rb:
                     _merge(buf, P, ra, rb)
-    mark, queue = scratch[1:1 + P], _queue(scratch, P, 0)
-    tail = np.zeros(MAX_SEARCHES, np.int64)
-    members = np.zeros(MAX_SEARCHES, np.bool_)
-    members[0] = True
+    mark, queue = scratch[1:1 + P], scratch[_queue_at(P, 0):_queue_at(P, 1)]
+    small = 1 + (1 + MAX_SEARCHES) * P
+    tail, members = small + MAX_SEARCHES, small + 4 * MAX_SEARCHES
+    for j in range(MAX_SEARCHES):
+        scratch[members + j] = j == 0
     for c in (BLACK, WHITE):
         comp = _arr(buf, A_COMP + c - 1, P)
         _reset_free(buf, P, c - 1, 0)
@@ -485,7 +524,7 @@ def rebuild(buf, scratch, n, nbr):
         for x in range(P):
             if board[x] == 3 - c or mark[x] == stamp:
                 continue
-            tail[0] = flood(nbr, board, EMPTY, c, x, stamp, mark, queue, 0)
+            scratch[tail] = flood(nbr, board, EMPTY, c, x, stamp, mark, queue, 0)
             _settle(buf, scratch, n, c - 1, tail, members, _new_label(buf, P, c - 1), 0)
     owner[:] = -1                      # _settle claimed; set-ups give the claims
     buf[M_SCORE_V] = 0

@@ -20,6 +20,15 @@ def find(parent, x):
     return x
 
 
+@njit(cache=True, inline="always")
+def find_at(buf, off, x):
+    """Root of ``x`` in the union-find stored at ``buf[off:]`` (path halving)."""
+    while buf[off + x] != x:
+        buf[off + x] = buf[off + buf[off + x]]
+        x = buf[off + x]
+    return x
+
+
 @njit(cache=True)
 def flood(nbr, board, a, b, start, stamp, mark, queue, qstart):
     """Visit the cells connected to ``start`` whose board value is ``a`` or ``b``.
