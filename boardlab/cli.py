@@ -138,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("games", help="list the games and their options")
     sub.add_parser("agents", help="list the agents and their options")
     play = sub.add_parser("play", help="play in the terminal (game options as --size 9)",
-                          epilog="example: boardlab play carteso --size 9 --vs random")
+                          epilog="Game options go as --name value (for example --size 9 "
+                          "--komi 7.5 --button off); 'boardlab games' lists each game's "
+                          "options. Example: boardlab play carteso --size 9 --vs random")
     play.add_argument("game", help="game name or spec, e.g. carteso or 'carteso(size=9)'")
     play.add_argument("--vs", help="agent(s) for the other seat(s), comma-separated, e.g. random")
     play.add_argument("--seat", type=int, help="your seat number when playing agents "

@@ -23,6 +23,7 @@ def test_make_by_keywords_and_spec_agree():
     ("carteso(komi_protocol=auction)", ["komi_protocol", "fixed|bid"]),
     ("rumbo(size=27)", ["size", "2..26"]),
     ("carteso(komi_protocol=bid,komi=3)", ["komi", "bid"]),
+    ("carteso(komi_protocol=bid,komi=7)", ["komi", "bid"]),
     ("carteso(size=5,position=BW)", ["position", "5 rows"]),
     ("carteso(size=2,position=BX/..)", ["position", "'X'"]),
 ])

@@ -25,6 +25,7 @@ class Game:
 
     def __init__(self, **options):
         self.options = resolve(self.declared_options, options, self.name)
+        self.given = frozenset(options)  # the options set explicitly
         self.validate()
 
     def validate(self) -> None:

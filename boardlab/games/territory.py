@@ -59,14 +59,10 @@ class TerritoryGame(Game):
     def validate(self):
         self.topology = square_grid(self.n)
         self.komi_half = int(round(self.options["komi"] * 2))
-        if self.bidding and self.options["komi"] != self._default_komi():
+        if self.bidding and "komi" in self.given:
             raise OptionError("option 'komi' cannot be set with komi_protocol=bid: "
                               "the first player proposes it in the game")
         self.setup = parse_setup(self.options["position"], self.options["claims"], self.n)
-
-    def _default_komi(self):
-        option = next(o for o in self.declared_options if o.name == "komi")
-        return option.default(self.options) if callable(option.default) else option.default
 
     @property
     def n(self) -> int:
