@@ -4,17 +4,48 @@ C1-C11 are hand-checked positions; C12 is a set of property tests on random
 playouts (hypothesis), with the slow oracle ``tests/reference.py::RefCarteso``.
 Diagrams in RULES.md print the top row first, which is also the order of the
 ``position`` option, so the strings below read exactly like the diagrams.
+
+Every test body runs in a forked child process with a time limit (``isolated``):
+the engine's compiled kernels cannot be interrupted, so an endless loop in them
+would otherwise hang the whole run, and the kernels keep per-size work space
+shared by all states, so a fresh process per test also keeps tests independent.
 """
 from __future__ import annotations
 
+
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import boardlab
+from choices import Chooser, choices_st, seed_st
+from isolation import isolated, progress
 from reference import RefCarteso
 
 V, H = "vertical", "horizontal"
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _warm_up():
+    """Load the compiled kernels once in the parent, so that forked tests start fast.
+
+    Size 8 only: the tests use other sizes, whose per-size work space stays untouched.
+    Best effort: a failure here shows up again in the tests themselves.
+    """
+    try:
+        t = boardlab.make("carteso", size=8, button=False, komi=0.5, turn="horizontal",
+                          position="WB....../B......./" + "/".join(["........"] * 6),
+                          claims="Ha8").new_initial_state()
+        t.play("Bc8")
+        s = boardlab.make("carteso", size=8, button=True, komi=0).new_initial_state()
+        for move in ("Ba8", "Wb8", "Wa7", "Bc3", "Wd4", "Bd3", "button", "Wc4", "pass", "pass"):
+            s.play(move)
+        s.summary()
+    except boardlab.BoardlabError:
+        pass
+
+
+_warm_up()
 
 
 # Helpers -------------------------------------------------------------------------------------
@@ -49,6 +80,7 @@ def scores(state):
 C1 = "BW.../...../...../...../....."
 
 
+@isolated()
 def test_c1_single_stone_finished_by_opponent_colour_square_to_opponent_of_placer():
     s = carteso(C1)
     assert claims_of(s) == []
@@ -67,6 +99,7 @@ def test_c1_single_stone_finished_by_opponent_colour_square_to_opponent_of_place
     assert not s.is_terminal()
 
 
+@isolated()
 def test_c1_if_h_had_played_the_same_move_v_claims():
     s = carteso(C1, turn="horizontal")
     assert s.summary()["to_move"] == H
@@ -80,6 +113,7 @@ def test_c1_if_h_had_played_the_same_move_v_claims():
 C2 = "BW.../B..../W..../...../....."
 
 
+@isolated()
 def test_c2_vertical_group():
     s = carteso(C2, turn="horizontal")
     assert claims_of(s) == []  # before: R(B) reaches b4, c4, ... so B is unfinished
@@ -103,10 +137,12 @@ def _c3_after_wc2():
     return s
 
 
+@isolated()
 def test_c3_ring_claimed_by_h():
     _c3_after_wc2()
 
 
+@isolated()
 def test_c3_continuation_i_claimed_group_grows():
     s = _c3_after_wc2()
     s.play("Bb4")  # H
@@ -114,6 +150,7 @@ def test_c3_continuation_i_claimed_group_grows():
     assert scores(s) == (0.0, 9.0)
 
 
+@isolated()
 def test_c3_continuation_ii_new_white_stone_in_the_centre():
     s = _c3_after_wc2()
     s.play("pass")  # H
@@ -127,6 +164,7 @@ def test_c3_continuation_ii_new_white_stone_in_the_centre():
 C4 = "B.W../WWW../...../...../....."
 
 
+@isolated()
 def test_c4_i_white_b5_finishes_a5():
     s = carteso(C4)
     s.play("Wb5")
@@ -135,6 +173,7 @@ def test_c4_i_white_b5_finishes_a5():
 
 
 @pytest.mark.parametrize("turn", [V, H])
+@isolated()
 def test_c4_ii_black_b5_makes_a_horizontal_pair_for_h_whoever_moved(turn):
     s = carteso(C4, turn=turn)
     s.play("Bb5")
@@ -147,6 +186,7 @@ def test_c4_ii_black_b5_makes_a_horizontal_pair_for_h_whoever_moved(turn):
 C5 = "BW.../.W.../BW.../WW.../....."
 
 
+@isolated()
 def test_c5_i_black_a4_merges_into_a_vertical_triple():
     s = carteso(C5)
     s.play("Ba4")
@@ -154,6 +194,7 @@ def test_c5_i_black_a4_merges_into_a_vertical_triple():
     assert scores(s) == (3.0, 0.0)
 
 
+@isolated()
 def test_c5_ii_white_a4_by_v_finishes_two_squares_for_h():
     s = carteso(C5)
     s.play("Wa4")
@@ -161,6 +202,7 @@ def test_c5_ii_white_a4_by_v_finishes_two_squares_for_h():
     assert scores(s) == (0.0, 2.0)
 
 
+@isolated()
 def test_c5_iii_white_a4_by_h_finishes_two_squares_for_v():
     s = carteso(C5, turn="horizontal")
     s.play("Wa4")
@@ -173,6 +215,7 @@ def test_c5_iii_white_a4_by_h_finishes_two_squares_for_v():
 C6 = "BBW../..W../WW.../...../....."
 
 
+@isolated()
 def test_c6_i_finished_with_an_empty_point_inside_the_bbox():
     s = carteso(C6)
     s.play("Ba4")
@@ -180,6 +223,7 @@ def test_c6_i_finished_with_an_empty_point_inside_the_bbox():
     assert scores(s) == (0.0, 3.0)
 
 
+@isolated()
 def test_c6_i_later_bb4_by_v_after_h_passes():
     s = carteso(C6)
     s.play("Ba4")
@@ -189,6 +233,7 @@ def test_c6_i_later_bb4_by_v_after_h_passes():
     assert scores(s) == (0.0, 4.0)
 
 
+@isolated()
 def test_c6_i_later_bb4_by_h():
     s = carteso(C6)
     s.play("Ba4")
@@ -197,6 +242,7 @@ def test_c6_i_later_bb4_by_h():
     assert scores(s) == (0.0, 4.0)
 
 
+@isolated()
 def test_c6_ii_white_a4_claims_nothing():
     s = carteso(C6)
     s.play("Wa4")
@@ -210,6 +256,7 @@ C7 = "B...W/B..W./BBBW./WWWW./....."
 C7_GROUP = ("a5", "a4", "a3", "b3", "c3")
 
 
+@isolated()
 def test_c7_remote_stone_finishes_the_group_for_h():
     s = carteso(C7)
     assert claims_of(s) == []  # R includes d5: 3 rows x 4 columns
@@ -218,6 +265,7 @@ def test_c7_remote_stone_finishes_the_group_for_h():
     assert scores(s) == (0.0, 5.0)
 
 
+@isolated()
 def test_c7_also_h_plays_wc5_v_claims():
     s = carteso(C7, turn="horizontal")
     s.play("Wc5")
@@ -225,6 +273,7 @@ def test_c7_also_h_plays_wc5_v_claims():
     assert scores(s) == (5.0, 0.0)
 
 
+@isolated()
 def test_c7_also_v_plays_bd5_no_claim():
     s = carteso(C7)
     s.play("Bd5")
@@ -239,6 +288,7 @@ def _placements(n):
 
 
 @pytest.mark.parametrize("komi, winner, final", [(0, V, (0.5, 0.0)), (1, H, (0.5, 1.0))])
+@isolated()
 def test_c8_button(komi, winner, final):
     s = boardlab.make("carteso", size=5, button=True, komi=komi).new_initial_state()
     legal = s.legal_moves()
@@ -268,6 +318,7 @@ def test_c8_button(komi, winner, final):
     assert s.legal_actions() == []
 
 
+@isolated()
 def test_c8_taking_the_button_resets_the_pass_counter():
     s = boardlab.make("carteso", size=5, button=True, komi=0).new_initial_state()
     s.play("button")
@@ -283,6 +334,7 @@ def _c9():
     return boardlab.make("carteso(size=5,button=off,komi=0.5)").new_initial_state()
 
 
+@isolated()
 def test_c9_no_button_two_passes_end_the_game():
     s = _c9()
     legal = s.legal_moves()
@@ -298,6 +350,7 @@ def test_c9_no_button_two_passes_end_the_game():
     assert s.returns() == [-1.0, 1.0]
 
 
+@isolated()
 def test_c9_passes_must_be_consecutive():
     s = _c9()
     s.play("pass")   # V
@@ -314,6 +367,7 @@ def test_c9_passes_must_be_consecutive():
 C10_MOVES = ["Bb2", "Wa3", "Wc1", "Wb3", "Wa2", "Bc3", "Ba1", "Bb1", "Bc2"]
 
 
+@isolated()
 def test_c10_full_3x3_game():
     s = carteso(size=3)
     movers = [V, H] * 5
@@ -338,6 +392,7 @@ def test_c10_full_3x3_game():
     assert scores(s) == (0.0, 9.0)
 
 
+@isolated()
 def test_c10_after_va1_exact_claim_step():
     s = carteso(size=3)
     for move in C10_MOVES[:6]:
@@ -350,6 +405,7 @@ def test_c10_after_va1_exact_claim_step():
 
 # C11 ---------------------------------------------------------------------------------------
 
+@isolated()
 def test_c11_unfinished_stones_score_nothing():
     s = carteso(C2, turn="horizontal", komi=0.5)
     s.play("Wb4")
@@ -502,8 +558,34 @@ def _check_legal(state, n):
     assert set(legal) == expected and len(legal) == len(expected)
 
 
-def _play_random(rnd, size, button, pass_weight, with_oracle):
-    """One random game from the empty board; checks everything after every move."""
+def _rows(state, n):
+    """The board rows, top row first, from ``state.board``."""
+    return ["".join(".BW"[int(state.board[r * n + c])] for c in range(n))
+            for r in range(n - 1, -1, -1)]
+
+
+def _ref_rows(ref):
+    n = ref.n
+    return ["".join(ref.board[(r, c)] for c in range(n)) for r in range(n - 1, -1, -1)]
+
+
+def _same_claims_as_oracle(state, ref):
+    """Per group: the same claimed/unclaimed status and owner as the oracle."""
+    n = ref.n
+    owners = state.claim_owner_map()
+    for g in ref.groups():
+        ref_owner = {ref.markers[p] for p in g if p in ref.markers}
+        assert len(ref_owner) <= 1
+        eng = {int(owners[r * n + c]) for r, c in g}
+        assert eng == ({ref_owner.pop()} if ref_owner else {-1}), sorted(g)
+
+
+def _play_random(chooser, size, button, pass_every, with_oracle):
+    """One random game from the empty board; checks everything after every move.
+
+    ``pass_every``: 0 = only placements while any exist, k = all legal moves
+    (pass or button included) on every k-th move.
+    """
     game = boardlab.make("carteso", size=size, button=button, komi=0.5 if not button else 0)
     s = game.new_initial_state()
     n, P = size, size * size
@@ -516,13 +598,13 @@ def _play_random(rnd, size, button, pass_weight, with_oracle):
         _check_legal(s, n)
         legal = s.legal_actions()
         placements = [a for a in legal if a < 2 * P]
-        if placements and rnd.random() >= pass_weight:
-            action = rnd.choice(placements)
+        if placements and not (pass_every and len(moves) % pass_every == pass_every - 1):
+            action = chooser.pick(placements)
         else:
-            action = rnd.choice(legal)
+            action = chooser.pick(legal)
         mover = ("vertical", "horizontal").index(s.summary()["to_move"])
         moves.append(s.action_to_string(action))
-        note(f"moves: {moves}")
+        progress(f"carteso size {size}, button {button}, moves: {moves}")
         s.apply(action)
         placed = action < 2 * P
         v_stones, h_stones = checker.after(s, mover, placed)
@@ -533,18 +615,11 @@ def _play_random(rnd, size, button, pass_weight, with_oracle):
                 ref.place(r, c, "BW"[action // P])
             else:
                 ref.turn = 1 - ref.turn
-            ref_board = ["".join(ref.board[(r, c)] for c in range(n)) for r in range(n - 1, -1, -1)]
-            assert s.summary()["board"] == ref_board
+            assert s.summary()["board"] == _ref_rows(ref)
             assert ref.scores() == [v_stones, h_stones]
-            # per group: same claimed/unclaimed status and owner as the oracle
-            owners = s.claim_owner_map()
-            for g in ref.groups():
-                ref_owner = {ref.markers[p] for p in g if p in ref.markers}
-                assert len(ref_owner) <= 1
-                eng = {int(owners[r * n + c]) for r, c in g}
-                assert eng == ({ref_owner.pop()} if ref_owner else {-1})
+            _same_claims_as_oracle(s, ref)
     # the game ended by two consecutive passes (after the button, if any)
-    assert [m for m in moves[-2:]] == ["pass", "pass"]
+    assert moves[-2:] == ["pass", "pass"]
     summ = s.summary()
     if button:
         assert summ["button"] in (V, H)
@@ -553,21 +628,20 @@ def _play_random(rnd, size, button, pass_weight, with_oracle):
     return s
 
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(size=st.integers(2, 7), button=st.booleans(), choices=choices_st, seed=seed_st,
+       pass_every=st.sampled_from([0, 5, 17]))
+@isolated()
+def test_c12_invariants_and_oracle_on_random_games(size, button, choices, seed, pass_every):
+    _play_random(Chooser(choices, seed), size, button, pass_every, with_oracle=True)
 
 
-@SETTINGS
-@given(size=st.integers(2, 7), button=st.booleans(), rnd=st.randoms(use_true_random=False),
-       pass_weight=st.sampled_from([0.0, 0.02, 0.2]))
-def test_c12_invariants_and_oracle_on_random_games(size, button, rnd, pass_weight):
-    _play_random(rnd, size, button, pass_weight, with_oracle=True)
-
-
-@settings(max_examples=25, deadline=None, derandomize=True)
-@given(size=st.integers(2, 7), rnd=st.randoms(use_true_random=False))
-def test_c12_full_board_games_claim_every_stone(size, rnd):
-    s = _play_random(rnd, size, False, 0.0, with_oracle=False)
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(size=st.integers(2, 7), choices=choices_st, seed=seed_st)
+@isolated()
+def test_c12_full_board_games_claim_every_stone(size, choices, seed):
+    s = _play_random(Chooser(choices, seed), size, False, 0, with_oracle=False)
     assert all(s.board)
     owners = s.claim_owner_map()
     assert (owners >= 0).all()
@@ -576,15 +650,142 @@ def test_c12_full_board_games_claim_every_stone(size, rnd):
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)
-@given(size=st.integers(2, 5), rnd=st.randoms(use_true_random=False))
-def test_c12_clone_is_independent(size, rnd):
+@given(size=st.integers(2, 5), choices=choices_st, seed=seed_st)
+@isolated()
+def test_c12_clone_is_independent(size, choices, seed):
+    chooser = Chooser(choices, seed)
     s = carteso(size=size)
-    for _ in range(rnd.randint(0, size * size)):
-        s.apply(rnd.choice([a for a in s.legal_actions() if a < 2 * size * size]))
+    for _ in range(chooser.index(size * size + 1)):
+        s.apply(chooser.pick([a for a in s.legal_actions() if a < 2 * size * size]))
     before = s.summary()
     t = s.clone()
     for _ in range(3):
         if t.is_terminal():
             break
-        t.apply(rnd.choice(t.legal_actions()))
+        t.apply(chooser.pick(t.legal_actions()))
     assert s.summary() == before
+
+
+# Set-ups (the `position`/`claims` options that C1-C11 rely on) ------------------------------
+
+@isolated()
+def test_setup_does_not_depend_on_earlier_games_of_the_same_size():
+    """The C2 set-up must be accepted whatever was played before in this process.
+
+    (RULES §1.9: "no unclaimed finished group exists at the start" of C2.)
+    """
+    other = carteso(size=5)
+    for move in ("Ba5", "Wb5", "Wa4"):
+        other.play(move)
+    s = carteso(C2, turn="horizontal")
+    assert claims_of(s) == []
+    s.play("Wb4")
+    assert claims_of(s) == [claim("V", "a5", "a4")]
+
+
+@isolated(timeout=20)
+def test_summary_of_a_setup_game_after_splits():
+    """``summary()`` of a set-up game (it replays the history from a second set-up state).
+
+    Expected values: RefCarteso, and the same moves played from the empty board
+    (V Bc3 first) give the same final position and claims.
+    """
+    s = carteso("..B/.../...", turn="horizontal", komi=0.5, size=3)
+    moves = ["Ba2", "Wa1", "Wc1", "Wc2", "Wa3", "Bb2", "Bb1", "Wb3"]
+    for i, move in enumerate(moves):
+        progress(f"set-up ..B/.../... (H to move), moves {moves[:i + 1]}, then summary()")
+        s.play(move)
+    summ = s.summary()
+    assert summ["board"] == ["WWB", "BBW", "WBW"]
+    assert claims_of(s) == sorted([claim("V", "a1"), claim("H", "a2", "b1", "b2"),
+                                   claim("V", "c1", "c2"), claim("H", "a3", "b3"),
+                                   claim("H", "c3")])
+    assert summ["scores"] == {V: 3.0, H: 6.5}
+
+
+def _setup_of(state, size):
+    summ = state.summary()
+    claims = "+".join(("V" if g["owner"] == V else "H") + g["stones"][0]
+                      for g in summ["claimed"])
+    return carteso("/".join(summ["board"]), turn=summ["to_move"], komi=0.5, size=size,
+                   claims=claims)
+
+
+_SAME = ("board", "to_move", "terminal", "winner", "result", "scores", "claimed", "legal",
+         "passes")
+
+
+def _comparable(state):
+    summ = state.summary()
+    out = {k: summ[k] for k in _SAME}
+    out["claimed"] = claims_of(state)
+    return out
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          phases=[Phase.explicit, Phase.generate])  # no shrinking: a hang costs the timeout
+@given(size=st.integers(2, 6), choices=choices_st, seed=seed_st)
+@isolated(timeout=10)
+def test_setup_round_trip_continues_like_the_original(size, choices, seed):
+    """A set-up of a position reached in play behaves exactly like the played game."""
+    chooser = Chooser(choices, seed)
+    game = boardlab.make("carteso", size=size, button=False, komi=0.5)
+    s = game.new_initial_state()
+    P = size * size
+    moves = []
+    for _ in range(chooser.index(P)):
+        a = chooser.pick([a for a in s.legal_actions() if a < 2 * P])
+        moves.append(s.action_to_string(a))
+        s.apply(a)
+    progress(f"carteso size {size}, moves before the set-up: {moves}")
+    t = _setup_of(s, size)
+    later = []
+    while not s.is_terminal():
+        assert _comparable(s) == _comparable(t)
+        legal = s.legal_actions()
+        placements = [x for x in legal if x < 2 * P]
+        action = chooser.pick(placements if placements and len(later) % 7 != 6 else legal)
+        later.append(s.action_to_string(action))
+        progress(f"carteso size {size}, moves before the set-up: {moves}, after it: {later}")
+        s.apply(action)
+        t.apply(action)
+    assert t.is_terminal()
+    assert _comparable(s) == _comparable(t)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          phases=[Phase.explicit, Phase.generate])  # no shrinking: a hang costs the timeout
+@given(size=st.integers(2, 6), choices=choices_st, seed=seed_st)
+@isolated(timeout=10)
+def test_setup_of_an_oracle_position_in_a_fresh_process(size, choices, seed):
+    """The set-up alone (no earlier engine game in this process), checked against the oracle.
+
+    ``summary()`` is not used on the set-up state (it replays the history from a
+    second set-up state), only board, claims, scores and legal moves.
+    """
+    chooser = Chooser(choices, seed)
+    n, P = size, size * size
+    ref = RefCarteso(n)
+    for _ in range(chooser.index(P)):
+        r, c = chooser.pick(sorted(p for p, v in ref.board.items() if v == "."))
+        ref.place(r, c, chooser.pick("BW"))
+    claims = "+".join("VH"[owner] + f"{LETTERS[c]}{r + 1}" for (r, c), owner in ref.markers.items())
+    setup = dict(position="/".join(_ref_rows(ref)), claims=claims, turn=(V, H)[ref.turn])
+    progress(f"carteso size {size}, set-up {setup}")
+    t = carteso(setup["position"], turn=setup["turn"], komi=0.5, size=n, claims=claims)
+    later = []
+    while True:
+        assert _rows(t, n) == _ref_rows(ref)
+        _same_claims_as_oracle(t, ref)
+        v, h = ref.scores()
+        assert t.scores_half() == (2 * v, 2 * h + 1)
+        empty = [x for x in range(P) if t.board[x] == 0]
+        assert sorted(t.legal_actions()) == empty + [x + P for x in empty] + [2 * P]
+        if not empty:
+            break
+        action = chooser.pick(empty) + P * chooser.index(2)
+        later.append(t.action_to_string(action))
+        progress(f"carteso size {size}, set-up {setup}, then {later}")
+        t.apply(action)
+        r, c = divmod(action % P, n)
+        ref.place(r, c, "BW"[action // P])

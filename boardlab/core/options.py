@@ -11,7 +11,7 @@ A game declares its options as :class:`Option` objects; :func:`parse_spec` turns
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from .errors import OptionError, SpecError

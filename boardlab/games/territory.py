@@ -220,7 +220,7 @@ class TerritoryState(State):
         return self._legal_play()
 
     def illegal_reason(self, action: int) -> str | None:
-        phase, game = self.phase(), self.game
+        phase = self.phase()
         kind = self._kind(action)
         if phase == "komi":
             return None if kind == "komi" else "the first player must propose the komi (komi=K)"
