@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
-from ..core.game import TERMINAL, Game, State
+from ..core.game import RESIGN, TERMINAL, Game, State
 from ..core.options import Option
 from .grid_notation import LETTERS, parse_point, point_name
 from .topology import square_grid
@@ -321,6 +321,13 @@ class TerritoryState(State):
             raise NotationError(f"{text!r}: komi must be between {-P} and {P}")
         return self.game.komi_action(int(half))
 
+    def _move_text(self, action: int) -> str:
+        return "resign" if action == RESIGN else self.action_to_string(action)
+
+    def history_text(self) -> list[str]:
+        """Every move so far (this notation needs no context, so no replay)."""
+        return [self._move_text(a) for a in self.history]
+
     # Copies, views, summaries ------------------------------------------------------
     def clone(self):
         other = object.__new__(type(self))
@@ -377,7 +384,7 @@ class TerritoryState(State):
             "claimed": self.claimed_groups(),
             "legal": sorted(self.legal_moves()),
             "moves": len(self.history),
-            "last_move": self.history_text()[-1] if self.history else None,
+            "last_move": self._move_text(self.history[-1]) if self.history else None,
             "resigned": None if self.resigned is None else self.game.seat_names[self.resigned],
             "returns": self.returns() if phase == "over" else None,
             **self._extra_summary(),
