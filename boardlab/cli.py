@@ -123,7 +123,7 @@ def cmd_bench(args) -> int:
           f"{'  api moves/s' if args.api else ''}")
     for spec in specs:
         result = bench_kernel(spec, seconds=args.seconds, runs=args.runs)
-        line = (f"{result['spec']:<26} {result['playouts_per_s']:>12,.0f} "
+        line = (f"{spec:<26} {result['playouts_per_s']:>12,.0f} "
                 f"{result['moves_per_s']:>12,.0f} {result['mean_length']:>12.1f}")
         if args.api:
             line += f"  {bench_api(spec, seconds=args.seconds)['api_moves_per_s']:>11,.0f}"

@@ -108,3 +108,15 @@ def test_resignation_ends_the_game(spec):
     assert state.is_terminal() and state.returns()[seat] == -1.0
     record, loaded = boardlab.loads(boardlab.dumps(state))
     assert record["moves"][-1] == "resign" and loaded.returns() == state.returns()
+
+
+@pytest.mark.parametrize("name", ["carteso", "rumbo"])
+def test_the_largest_board(name):
+    game = boardlab.make(name, size=26, komi=0.5)
+    state = game.new_initial_state()
+    state.play("Bz26")
+    state.play("Wa1")
+    assert state.summary()["board"][0].endswith("B") and state.board[0] == 2
+    assert game.bench_playouts(2, seed=1) >= 2 * 676
+    with pytest.raises(boardlab.NotationError, match="not on the 26x26 board"):
+        state.play("Ba27")
