@@ -33,6 +33,10 @@ class TerminalGame:
         self.out = out or sys.stdout
         self.colour = self.out.isatty() if colour is None else colour
         self.state = game.new_initial_state(seed=seed)
+        self.seed = getattr(self.state, "seed", seed)
+        humans = [s for s in range(game.num_seats) if s not in agents]
+        self.hide = not game.perfect_information and len(humans) > 1
+        self.viewer = humans[0] if len(humans) == 1 else None
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -44,20 +48,40 @@ class TerminalGame:
         return None if line == "" else line.strip()
 
     def show(self) -> None:
-        state = self.state
+        """Draw the position as the current viewer may see it."""
+        state, seat = self.state, self.viewer
         self.say()
-        self.say(state.render(colour=self.colour) if hasattr(state, "render") else str(state))
-        for line in getattr(state, "status_lines", lambda: [])():
-            self.say(line)
+        if hasattr(state, "render"):
+            self.say(state.render(colour=self.colour, seat=seat))
+            for line in state.status_lines(seat=seat):
+                self.say(line)
+        else:
+            self.say(str(state))
+
+    def hand_over(self, seat: int) -> bool:
+        """Hidden hands and several humans: ask the others to look away."""
+        if not self.hide or self.viewer == seat:
+            return True
+        self.say("\x1b[2J\x1b[H" if self.colour else "\n" * 40)
+        name = self.game.seat_names[seat]
+        if self.ask(f"Pass the keyboard to {name}, then press Enter ({name} only!) ") is None:
+            return False
+        self.viewer = seat
+        return True
 
     def run(self) -> State:
         """Play until the game ends or the human quits; return the final state."""
         self.say(f"{self.game.title or self.game.name}: {self.game.spec}. Type 'help' for help.")
         while True:
+            seat = self.state.current_player()
+            if seat >= 0 and seat not in self.agents and not self.hand_over(seat):
+                self.say("game left unfinished")
+                return self.state
+            if self.state.is_terminal() and self.hide:
+                self.viewer = None
             self.show()
             if self.state.is_terminal():
                 return self.state
-            seat = self.state.current_player()
             if seat in self.agents:
                 self.agent_turn(seat)
             elif not self.human_turn(seat):

@@ -35,7 +35,7 @@ def test_bad_options_name_the_option_and_what_is_allowed(spec, words):
 
 
 def test_unknown_game_and_bad_spec():
-    with pytest.raises(boardlab.UnknownGameError, match="known games: carteso"):
+    with pytest.raises(boardlab.UnknownGameError, match="known games: .*carteso"):
         boardlab.make("chess")
     for bad in ("carteso(size)", "carteso(size=9", "9x9", "carteso(size=9,size=9)"):
         with pytest.raises(boardlab.SpecError):

@@ -57,6 +57,8 @@ def result_of(state: State) -> dict | None:
 def to_record(state: State, players=None, seed: int | None = None, meta=None) -> dict:
     """A record of the game that led to ``state``."""
     game = state.game
+    if seed is None:
+        seed = getattr(state, "seed", None)
     record = {"format": FORMAT, "game": game.name, "spec": game.spec,
               "options": game.options, "seats": list(game.seat_names),
               "players": list(players) if players else None,

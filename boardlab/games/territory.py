@@ -402,7 +402,7 @@ class TerritoryState(State):
         return view
 
     # Text rendering (for terminals) --------------------------------------------
-    def render(self, colour: bool = False) -> str:
+    def render(self, colour: bool = False, seat: int | None = None) -> str:
         """The board with coordinates; a claimed stone shows its owner's marker.
 
         ``|`` after a stone: claimed by Vertical; ``-``: by Horizontal.
@@ -425,7 +425,7 @@ class TerritoryState(State):
         lines.append(header)
         return "\n".join(lines)
 
-    def status_lines(self) -> list[str]:
+    def status_lines(self, seat: int | None = None) -> list[str]:
         """Scores, komi, whose turn and the last move, for a terminal."""
         info = self.summary()
         scores = info["scores"]

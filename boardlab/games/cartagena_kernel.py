@@ -1,0 +1,323 @@
+"""The Cartagena engine (RULES.md §3) as compiled functions over one int32 buffer.
+
+The position is one flat int32 array: META scalars, then the track, the
+token counts per position, each player's tokens per position, the hands
+(counts per symbol), the discard pile (counts per symbol) and the draw pile
+(cards in order, ``pile[top:end]``). Positions: 0 = start, 1..L = track,
+L+1 = end (the boat). The fixed facts of a configuration travel in ``cfg``.
+
+Actions (A = L + 1): ``s*A + x`` plays symbol s on a token at position x
+(x <= L); ``S*A + x`` moves a token at x back; then ``end``, ``pass``, and
+``discard s`` (hand limit).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .kernels import rng_below, rng_next, rng_seed
+
+# cfg entries
+(C_L, C_S, C_NP, C_T, C_APT, C_SKIP, C_FROM_END, C_VOLUNTARY, C_LIMIT, C_MAX_TURNS,
+ C_DECK, C_ROW, C_PER_SYMBOL, C_CARDS_PER, C_HAND, C_SEGMENTS, C_FIRST) = range(17)
+NCFG = 17
+# META entries
+META = 16
+M_TO_MOVE, M_DONE, M_TURNS, M_PASSES, M_OVER, M_WINNER, M_TOP, M_END, M_ROW_LEFT, \
+    M_RNG_LO, M_RNG_HI, M_DISCARDING = range(12)
+OVER_WIN, OVER_DEADLOCK, OVER_CAP = 1, 2, 3
+MASK32 = np.uint64(0xFFFFFFFF)
+
+
+def layout(cfg) -> dict:
+    """Offsets of the arrays in the buffer and its total size."""
+    L, S, NP, T, D = cfg[C_L], cfg[C_S], cfg[C_NP], cfg[C_T], cfg[C_DECK]
+    offsets, at = {}, META
+    for name, size in (("track", L + 2), ("occ", L + 2), ("mine", NP * (L + 2)),
+                       ("hand", NP * S), ("discard", S), ("pile", D)):
+        offsets[name] = at
+        at += size
+    offsets["size"] = at
+    return offsets
+
+
+@njit(cache=True, inline="always")
+def _offsets(cfg):
+    L, S, NP = cfg[C_L], cfg[C_S], cfg[C_NP]
+    o_track = META
+    o_occ = o_track + L + 2
+    o_mine = o_occ + L + 2
+    o_hand = o_mine + NP * (L + 2)
+    o_discard = o_hand + NP * S
+    o_pile = o_discard + S
+    return o_track, o_occ, o_mine, o_hand, o_discard, o_pile
+
+
+@njit(cache=True, inline="always")
+def _rng(buf):
+    return (np.uint64(buf[M_RNG_HI]) << np.uint64(32)) | (np.uint64(buf[M_RNG_LO]) & MASK32)
+
+
+@njit(cache=True, inline="always")
+def _store_rng(buf, s):
+    buf[M_RNG_LO] = np.int32(np.int64(s & MASK32) - (1 << 32) if (s & MASK32) >= np.uint64(
+        1 << 31) else np.int64(s & MASK32))
+    hi = s >> np.uint64(32)
+    buf[M_RNG_HI] = np.int32(np.int64(hi) - (1 << 32) if hi >= np.uint64(1 << 31)
+                             else np.int64(hi))
+
+
+@njit(cache=True)
+def seed_rng(buf, seed):
+    _store_rng(buf, rng_seed(seed))
+
+
+@njit(cache=True)
+def forward_target(buf, cfg, x, s):
+    """Where a token at x goes with symbol s: the first empty s space after x, else the end."""
+    L = cfg[C_L]
+    o_track, o_occ = META, META + L + 2
+    for y in range(x + 1, L + 1):
+        if buf[o_track + y] == s and buf[o_occ + y] == 0:
+            return y
+    return L + 1
+
+
+@njit(cache=True)
+def back_target(buf, cfg, x):
+    """Where a token at x retreats to, or -1 if it cannot (RULES §3.2, K-A1, K-A2)."""
+    o_occ = META + cfg[C_L] + 2
+    for y in range(x - 1, 0, -1):
+        k = buf[o_occ + y]
+        if k == 0:
+            continue
+        if k < 3:
+            return y
+        if cfg[C_SKIP] == 0:
+            return -1
+    return -1
+
+
+@njit(cache=True)
+def legal(buf, cfg, out):
+    """Write the legal actions to ``out``; return their number."""
+    if buf[M_OVER]:
+        return 0
+    L, S, p = cfg[C_L], cfg[C_S], buf[M_TO_MOVE]
+    A = L + 1
+    o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
+    end_action = S * A + L + 2
+    k = 0
+    if buf[M_DISCARDING]:
+        for s in range(S):
+            if buf[o_hand + p * S + s] > 0:
+                out[k] = end_action + 2 + s
+                k += 1
+        return k
+    mine = o_mine + p * (L + 2)
+    for s in range(S):
+        if buf[o_hand + p * S + s] > 0:
+            for x in range(L + 1):
+                if buf[mine + x] > 0:
+                    out[k] = s * A + x
+                    k += 1
+    top = L + 1 if cfg[C_FROM_END] else L
+    for x in range(1, top + 1):
+        if buf[mine + x] > 0 and back_target(buf, cfg, x) > 0:
+            out[k] = S * A + x
+            k += 1
+    if buf[M_DONE] > 0:
+        out[k] = end_action
+        k += 1
+    elif k == 0 or cfg[C_VOLUNTARY]:
+        out[k] = end_action + 1
+        k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _move(buf, cfg, p, x, y):
+    L = cfg[C_L]
+    o_occ, o_mine = META + L + 2, META + 2 * (L + 2)
+    buf[o_occ + x] -= 1
+    buf[o_occ + y] += 1
+    buf[o_mine + p * (L + 2) + x] -= 1
+    buf[o_mine + p * (L + 2) + y] += 1
+
+
+@njit(cache=True)
+def _reshuffle(buf, cfg):
+    """Shuffle the discard pile into a new draw pile (lazily, when a draw needs it)."""
+    S = cfg[C_S]
+    o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
+    k = 0
+    for s in range(S):
+        for _ in range(buf[o_discard + s]):
+            buf[o_pile + k] = s
+            k += 1
+        buf[o_discard + s] = 0
+    rng = _rng(buf)
+    for i in range(k - 1, 0, -1):
+        rng = rng_next(rng)
+        j = rng_below(rng, i + 1)
+        buf[o_pile + i], buf[o_pile + j] = buf[o_pile + j], buf[o_pile + i]
+    _store_rng(buf, rng)
+    buf[M_TOP] = 0
+    buf[M_END] = k
+
+
+@njit(cache=True)
+def _lay_out_row(buf, cfg):
+    if cfg[C_ROW] > 0 and buf[M_ROW_LEFT] == 0:
+        buf[M_ROW_LEFT] = min(cfg[C_ROW], buf[M_END] - buf[M_TOP])
+
+
+@njit(cache=True)
+def _draw(buf, cfg, p, count):
+    """Player p draws ``count`` cards; fewer if none are left anywhere (K-A5)."""
+    S = cfg[C_S]
+    o_hand, o_pile = _offsets(cfg)[3], _offsets(cfg)[5]
+    for _ in range(count):
+        if buf[M_TOP] == buf[M_END]:
+            _reshuffle(buf, cfg)
+            _lay_out_row(buf, cfg)
+            if buf[M_TOP] == buf[M_END]:
+                return
+        card = buf[o_pile + buf[M_TOP]]
+        buf[M_TOP] += 1
+        buf[o_hand + p * S + card] += 1
+        if cfg[C_ROW] > 0:
+            buf[M_ROW_LEFT] -= 1
+            _lay_out_row(buf, cfg)
+
+
+@njit(cache=True)
+def _end_turn(buf, cfg):
+    p, S = buf[M_TO_MOVE], cfg[C_S]
+    o_hand = _offsets(cfg)[3]
+    if cfg[C_LIMIT] > 0:
+        held = 0
+        for s in range(S):
+            held += buf[o_hand + p * S + s]
+        if held > cfg[C_LIMIT]:
+            buf[M_DISCARDING] = 1
+            return
+    buf[M_DISCARDING] = 0
+    buf[M_DONE] = 0
+    buf[M_TURNS] += 1
+    buf[M_TO_MOVE] = (p + 1) % cfg[C_NP]
+    if buf[M_TURNS] >= cfg[C_MAX_TURNS]:
+        buf[M_OVER] = OVER_CAP
+
+
+@njit(cache=True)
+def apply(buf, cfg, action):
+    """Apply a legal action."""
+    L, S, p = cfg[C_L], cfg[C_S], buf[M_TO_MOVE]
+    A = L + 1
+    o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
+    end_action = S * A + L + 2
+    if action >= end_action + 2:                       # discard down to the hand limit
+        s = action - end_action - 2
+        buf[o_hand + p * S + s] -= 1
+        buf[o_discard + s] += 1
+        _end_turn(buf, cfg)
+        return
+    if action == end_action:
+        _end_turn(buf, cfg)
+        return
+    if action == end_action + 1:                       # pass
+        buf[M_PASSES] += 1
+        if buf[M_PASSES] >= cfg[C_NP]:
+            buf[M_OVER] = OVER_DEADLOCK
+            return
+        _end_turn(buf, cfg)
+        return
+    buf[M_PASSES] = 0
+    if action < S * A:                                 # forward
+        s, x = action // A, action % A
+        buf[o_hand + p * S + s] -= 1
+        buf[o_discard + s] += 1
+        _move(buf, cfg, p, x, forward_target(buf, cfg, x, s))
+    else:                                              # back
+        x = action - S * A
+        y = back_target(buf, cfg, x)
+        drawn = buf[o_occ + y]
+        _move(buf, cfg, p, x, y)
+        _draw(buf, cfg, p, drawn)
+    if buf[o_mine + p * (L + 2) + L + 1] == cfg[C_T]:
+        buf[M_OVER] = OVER_WIN
+        buf[M_WINNER] = p
+        return
+    buf[M_DONE] += 1
+    if buf[M_DONE] >= cfg[C_APT]:
+        _end_turn(buf, cfg)
+
+
+@njit(cache=True)
+def playout(buf, cfg, seed):
+    """Uniformly random legal actions until the game ends; returns the actions made."""
+    out = np.empty(cfg[C_S] * (cfg[C_L] + 1) + cfg[C_L] + 4 + cfg[C_S], np.int32)
+    s = rng_seed(seed)
+    moves = 0
+    while buf[M_OVER] == 0:
+        k = legal(buf, cfg, out)
+        s = rng_next(s)
+        apply(buf, cfg, out[rng_below(s, k)])
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def _shuffle(buf, start, count, rng):
+    for i in range(count - 1, 0, -1):
+        rng = rng_next(rng)
+        j = rng_below(rng, i + 1)
+        buf[start + i], buf[start + j] = buf[start + j], buf[start + i]
+    return rng
+
+
+@njit(cache=True)
+def new_game(buf, cfg, seed):
+    """A fresh game from ``seed``: shuffled track and deck, hands dealt, tokens at the start."""
+    L, S, NP, T = cfg[C_L], cfg[C_S], cfg[C_NP], cfg[C_T]
+    o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
+    buf[:] = 0
+    rng = rng_seed(seed)
+    for i in range(L):
+        buf[o_track + 1 + i] = i % S if cfg[C_SEGMENTS] else i // cfg[C_PER_SYMBOL]
+    buf[o_track] = -1
+    buf[o_track + L + 1] = -1
+    if cfg[C_SEGMENTS]:
+        for seg in range(L // S):
+            rng = _shuffle(buf, o_track + 1 + seg * S, S, rng)
+    else:
+        rng = _shuffle(buf, o_track + 1, L, rng)
+    for i in range(cfg[C_DECK]):
+        buf[o_pile + i] = i // cfg[C_CARDS_PER]
+    rng = _shuffle(buf, o_pile, cfg[C_DECK], rng)
+    buf[M_END] = cfg[C_DECK]
+    for p in range(NP):
+        for _ in range(cfg[C_HAND]):
+            if buf[M_TOP] < buf[M_END]:
+                buf[o_hand + p * S + buf[o_pile + buf[M_TOP]]] += 1
+                buf[M_TOP] += 1
+        buf[o_mine + p * (L + 2)] = T
+    buf[o_occ] = NP * T
+    if cfg[C_FIRST] >= 0:
+        buf[M_TO_MOVE] = cfg[C_FIRST]
+    else:
+        rng = rng_next(rng)
+        buf[M_TO_MOVE] = rng_below(rng, NP)
+    _store_rng(buf, rng)
+    _lay_out_row(buf, cfg)
+
+
+@njit(cache=True)
+def playouts(buf, cfg, count, seed):
+    """``count`` random games, each freshly dealt from its own seed; returns the actions."""
+    moves = 0
+    for i in range(count):
+        new_game(buf, cfg, seed * 7919 + i)
+        moves += playout(buf, cfg, seed * 1000003 + i)
+    return moves
