@@ -154,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("moves", nargs="*", help="moves in notation, e.g. Bc3 Wa1 pass")
     replay.add_argument("--json", action="store_true", help="print the summary as JSON")
     replay.add_argument("--record", help="start from a saved record instead of a spec")
-    replay.add_argument("--seed", type=int, help="seed for games with chance")
+    replay.add_argument("--seed", type=int, default=0,
+                        help="seed for games with chance (default 0)")
     show = sub.add_parser("show", help="check a saved record and show its final position")
     show.add_argument("record")
     bench = sub.add_parser("bench", help="measure random playouts/s per game")

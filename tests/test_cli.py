@@ -81,3 +81,22 @@ def test_undo_against_the_ai_takes_back_the_reply(tmp_path):
 def test_end_of_input_leaves_cleanly():
     code, out, err = run("play", "carteso", "--size", "3", "--no-save", stdin="")
     assert code == 0 and "game left unfinished" in out
+
+
+def test_cartagena_hotseat_hides_hands_between_players():
+    code, out, err = run("play", "cartagena", "--players", "2", "--first-player", "0",
+                         "--seed", "3", "--no-save", "--no-colour",
+                         stdin="\nH@0\n\nquit\n")
+    assert code == 0, err
+    assert out.count("Pass the keyboard to green") == 1
+    assert "Pass the keyboard to purple" in out
+    screens = out.split("Pass the keyboard to purple")
+    assert "green   hand: H" in screens[0] and "purple  hand: 3 cards" in screens[0]
+    assert "green   hand: 2 cards" in screens[1] and "purple  hand: " in screens[1]
+
+
+def test_cartagena_against_agents():
+    code, out, err = run("play", "cartagena", "--players", "3", "--vs", "random,random",
+                         "--seed", "3", "--no-save", "--no-colour", stdin="quit\n")
+    assert code == 0, err
+    assert "random (purple) plays" in out and "red     hand: 3 cards" in out

@@ -20,8 +20,11 @@ _KNOWN = {"format", "game", "spec", "options", "seats", "players", "moves", "res
           "created", "seed", "meta"}
 
 
-def replay_moves(spec: str, moves, seed: int | None = None) -> State:
-    """The state reached by playing ``moves`` (notation) from the start."""
+def replay_moves(spec: str, moves, seed: int | None = 0) -> State:
+    """The state reached by playing ``moves`` (notation) from the start.
+
+    ``seed`` drives chance (deals, shuffles); games without chance ignore it.
+    """
     if isinstance(moves, str):
         moves = moves.split()
     state = make(spec).new_initial_state(seed=seed)
@@ -35,7 +38,7 @@ def replay_moves(spec: str, moves, seed: int | None = None) -> State:
     return state
 
 
-def replay(spec: str, moves, seed: int | None = None) -> dict:
+def replay(spec: str, moves, seed: int | None = 0) -> dict:
     """The summary dict of the position after ``moves``.
 
     >>> import boardlab
@@ -97,7 +100,7 @@ def check_record(record) -> State:
             raise RecordError(f"record field {key!r} is missing or not a {kind.__name__}")
     if not all(isinstance(m, str) for m in record["moves"]):
         raise RecordError("record field 'moves' must hold strings")
-    seed = record.get("seed")
+    seed = record.get("seed", 0)
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
         raise RecordError("record field 'seed' must be an integer")
     try:

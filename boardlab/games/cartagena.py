@@ -580,8 +580,11 @@ class CartagenaState(State):
             for x in tokens:
                 stacks[x].append(initials[name])
         for level in range(3):
-            lines.append("".join(f"{(stacks[x][level] if len(stacks[x]) > level else '.' if level == 0 else ''):>{width}}"
-                                 for x in range(1, L + 1)))
+            if level and not any(len(stacks[x]) > level for x in range(1, L + 1)):
+                break
+            row = [stacks[x][level] if len(stacks[x]) > level else "." if level == 0 else ""
+                   for x in range(1, L + 1)]
+            lines.append("".join(f"{cell:>{width}}" for cell in row))
         lines.append("start: " + " ".join(f"{initials[n]}x{view['tokens'][n].count(0)}"
                                            for n in game.seat_names))
         lines.append("boat:  " + " ".join(f"{initials[n]}x{view['tokens'][n].count(L + 1)}"
