@@ -563,6 +563,14 @@ class CartagenaState(State):
         state.buf[K.M_TURNS] = view["turn"] - 1
         state.buf[K.M_DISCARDING] = view["discarding"]
         state.buf[K.M_PASSES] = _trailing_passes(view["history"])
+        state.track[1:game.L + 1] = [alphabet.index(c) for c in view["track"]]
+        reasons = {"all tokens home": K.OVER_WIN, "deadlock": K.OVER_DEADLOCK,
+                   "turn cap": K.OVER_CAP}
+        state.buf[K.M_OVER] = reasons.get(view["end_reason"], 0)
+        if view["end_reason"] == "all tokens home":
+            state.buf[K.M_WINNER] = names.index(view["winners"][0])
+        if view["history"] and view["history"][-1] == "resign":
+            state.resigned = names.index(view["to_move"]) if view["to_move"] else None
         state.history = [state.string_to_action(t) for t in view["history"] if t != "resign"]
         return state
 
