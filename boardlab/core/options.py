@@ -120,6 +120,8 @@ def resolve(declared: tuple[Option, ...], given: dict, game: str) -> dict:
     return {o.name: values[o.name] for o in declared}
 
 
+# Options are split at commas followed by "key=", so values may hold commas (e.g. 0,3,9).
+_OPTION_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w-]*\s*=)")
 _SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
 
@@ -132,7 +134,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         raise SpecError(f"bad spec {spec!r}: expected NAME or NAME(key=value,...)")
     name, body = match.group(1).lower(), match.group(2)
     raw: dict = {}
-    for part in (body or "").split(","):
+    for part in _OPTION_SPLIT.split(body or ""):
         if not part.strip():
             continue
         key, sep, value = part.partition("=")

@@ -1,2 +1,2 @@
 """The games. Importing this package registers every game with the core registry."""
-from . import carteso, cartagena, rumbo  # noqa: F401  (registration)
+from . import carteso, cartagena, ctor, rumbo  # noqa: F401  (registration)

@@ -85,6 +85,8 @@ OPTIONS = (
     Option("visibility", str, "jamaica", "jamaica: hands hidden; tortuga: hands open and 12 "
            "upcoming cards face up; hispaniola: hands hidden, 12 upcoming cards face up",
            choices=("jamaica", "tortuga", "hispaniola")),
+    Option("end_on_deadlock", bool, True, "a full round of passes ends the game, ranked "
+           "(K-A7)"),
     Option("max_turns", int, 1000, "turn cap: the game ends and is ranked (K-A7)",
            minimum=1, maximum=10**6),
     Option("first_player", int, -1, "seat that starts (-1: drawn by the seed)", minimum=-1,
@@ -149,8 +151,8 @@ class Cartagena(Game):
         self.cfg[[K.C_DECK, K.C_ROW, K.C_PER_SYMBOL, K.C_CARDS_PER, K.C_HAND]] = (
             self.deck_size, 0 if o["visibility"] == "jamaica" else ROW,
             o["spaces_per_symbol"], o["cards_per_symbol"], o["hand_size"])
-        self.cfg[[K.C_SEGMENTS, K.C_FIRST]] = (o["track_layout"] == "segments",
-                                               o["first_player"])
+        self.cfg[[K.C_SEGMENTS, K.C_FIRST, K.C_DEADLOCK]] = (
+            o["track_layout"] == "segments", o["first_player"], o["end_on_deadlock"])
         self.layout = K.layout(self.cfg)
 
     def _setup_cards(self):

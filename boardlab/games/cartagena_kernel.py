@@ -19,8 +19,8 @@ from .kernels import rng_below, rng_next, rng_seed
 
 # cfg entries
 (C_L, C_S, C_NP, C_T, C_APT, C_SKIP, C_FROM_END, C_VOLUNTARY, C_LIMIT, C_MAX_TURNS,
- C_DECK, C_ROW, C_PER_SYMBOL, C_CARDS_PER, C_HAND, C_SEGMENTS, C_FIRST) = range(17)
-NCFG = 17
+ C_DECK, C_ROW, C_PER_SYMBOL, C_CARDS_PER, C_HAND, C_SEGMENTS, C_FIRST, C_DEADLOCK) = range(18)
+NCFG = 18
 # META entries
 META = 16
 M_TO_MOVE, M_DONE, M_TURNS, M_PASSES, M_OVER, M_WINNER, M_TOP, M_END, M_ROW_LEFT, \
@@ -228,7 +228,7 @@ def apply(buf, cfg, action):
         return
     if action == end_action + 1:                       # pass
         buf[M_PASSES] += 1
-        if buf[M_PASSES] >= cfg[C_NP]:
+        if cfg[C_DEADLOCK] and buf[M_PASSES] >= cfg[C_NP]:
             buf[M_OVER] = OVER_DEADLOCK
             return
         _end_turn(buf, cfg)

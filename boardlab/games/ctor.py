@@ -1,0 +1,451 @@
+"""CTOR (RULES.md §4): two teams on a torus field; Put, Move, Landing, Replace.
+
+Squares are numbered 1..N² row by row from the top left; the field wraps in
+both directions. A team turn is a series of operations, each one action
+(a Landing is three: two ``lift`` and one ``land``), closed by ``end``.
+One agent plays for a whole team (the team's first seat acts).
+
+Notation: ``put 36``, ``move 19>20``, ``lift 10``, ``land 40``, ``replace 19``,
+``end``, and ``secret 36`` (picking secret squares before the game).
+
+>>> import boardlab
+>>> state = boardlab.make("ctor(size=8)").new_initial_state()
+>>> _ = state.play("put 1")
+>>> state.legal_moves()[:2]
+['put 2', 'put 3']
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..core.errors import NotationError, OptionError
+from ..core.game import RESIGN, TERMINAL, Game, State
+from ..core.options import Option
+from ..core.registry import register
+from . import ctor_kernel as K
+from .topology import torus
+
+QUOTAS = "2,2,1/2,2,0/3,3,0"
+_TEAMS = re.compile(r"^([123])v([123])$")
+_MOVE = re.compile(r"^move\s*(\d+)\s*(?:>|-|→|->|to)\s*(\d+)$")
+_SIMPLE = re.compile(r"^(put|lift|land|replace|secret)\s*(\d+)$")
+
+
+def _check_teams(text):
+    return None if _TEAMS.match(text) else "write teams as AvB with 1-3 players, e.g. 2v3"
+
+
+def _check_quotas(text):
+    try:
+        rows = [[int(v) for v in row.split(",")] for row in text.split("/")]
+    except ValueError:
+        return "rows of put,move,landing separated by '/', e.g. 2,2,1/2,2,0/3,3,0"
+    if len(rows) != 3 or any(len(r) != 3 or min(r) < 0 or max(r) > 9 for r in rows):
+        return "three rows (larger team of 1, 2, 3 players) of put,move,landing in 0..9"
+    return None
+
+
+OPTIONS = (
+    Option("size", int, 10, "field size N (an N x N torus)", choices=(8, 10)),
+    Option("teams", str, "1v1", "players per team, e.g. 1v1, 2v2, 3v3, 1v2, 2v3",
+           check=_check_teams),
+    Option("quota_table", str, QUOTAS, "put,move,landing per turn for a larger team of 1/2/3 "
+           "players (RULES 4.2)", check=_check_quotas),
+    Option("quota_row", int, 0, "row of the quota table to use (0: the larger team's size)",
+           minimum=0, maximum=3),
+    Option("first_team", int, 1, "the team that starts", choices=(1, 2)),
+    Option("colours", str, "black,white", "the teams' colours (first team 1)"),
+    Option("replace_only_after_op", bool, False, "Replace only after an operation this turn"),
+    Option("end_check", str, "after_replaces", "when a full field ends the game",
+           choices=("after_replaces", "immediate", "end_of_turn")),
+    Option("secret_squares", bool, False, "each team secretly picks 5 squares (RULES 4.6)"),
+    Option("max_turns", int, 0, "turn cap, openings included (0: 4·N²)", minimum=0,
+           maximum=10**6),
+    Option("position", str, "", "set-up: rows top first, '/'-separated, of . and the "
+           "colours' initials; play starts with regular turns", analysis=True),
+    Option("turn", int, 1, "set-up: the team to move in the set-up position", choices=(1, 2),
+           analysis=True),
+    Option("secrets", str, "", "set-up: each team's secret squares, e.g. 1,2,3,4,5/36,7,8,9,10",
+           analysis=True),
+)
+
+
+@register
+class Ctor(Game):
+    name = "ctor"
+    title = "CTOR"
+    description = "teams on a torus: put, move, land and replace chips to own the most squares"
+    perfect_information = False
+    declared_options = OPTIONS
+    bench_specs = ("ctor(size=8)", "ctor(size=10,teams=3v3)")
+    conformance_specs = ("ctor(size=8)", "ctor(size=10)", "ctor(size=8,teams=2v2)",
+                         "ctor(size=10,teams=3v3)", "ctor(size=8,teams=1v2)",
+                         "ctor(size=10,teams=2v3,secret_squares=true)",
+                         "ctor(size=8,secret_squares=true)",
+                         "ctor(size=8,secret_squares=true,teams=3v3,end_check=end_of_turn)")
+
+    def validate(self):
+        o = self.options
+        self.n = o["size"]
+        self.P = self.n * self.n
+        self.team_sizes = tuple(int(v) for v in _TEAMS.match(o["teams"]).groups())
+        rows = [[int(v) for v in row.split(",")] for row in o["quota_table"].split("/")]
+        self.quota = rows[(o["quota_row"] or max(self.team_sizes)) - 1]
+        self.colours = tuple(c.strip().lower() for c in o["colours"].split(","))
+        if len(self.colours) != 2 or len({c[:1] for c in self.colours}) != 2 or \
+                not all(c.isalpha() for c in self.colours):
+            raise OptionError("option 'colours': two names with different initials, "
+                              "e.g. black,white")
+        self.letters = tuple(c[0].upper() for c in self.colours)
+        self.topology = torus(self.n)
+        first = o["first_team"] - 1
+        self.cfg = np.array([self.n, *self.quota, max(self.team_sizes) == 3,
+                             o["replace_only_after_op"],
+                             ("after_replaces", "immediate", "end_of_turn").index(o["end_check"]),
+                             o["max_turns"] or 4 * self.P, 5 if o["secret_squares"] else 0,
+                             first], dtype=np.int32)
+        self.setup = self._parse_position() if o["position"] else None
+        self.secrets = self._parse_secrets() if o["secrets"] else None
+
+    def _parse_position(self):
+        rows = [r.replace(" ", "") for r in self.options["position"].split("/")]
+        if len(rows) != self.n or any(len(r) != self.n for r in rows):
+            raise OptionError(f"option 'position': {self.n} rows of {self.n} squares, "
+                              f"'/'-separated, top row first")
+        board = np.zeros(self.P, dtype=np.int32)
+        marks = "." + "".join(self.letters)
+        for i, char in enumerate("".join(rows).upper()):
+            if char not in marks:
+                raise OptionError(f"option 'position': {char!r} is not one of {' '.join(marks)}")
+            board[i] = marks.index(char)
+        if not (board == 0).any():
+            raise OptionError("option 'position': the field is already full")
+        return board
+
+    def _parse_secrets(self):
+        if not self.options["secret_squares"]:
+            raise OptionError("option 'secrets' needs secret_squares=true")
+        parts = self.options["secrets"].split("/")
+        try:
+            sets = [[int(v) - 1 for v in p.split(",") if v.strip()] for p in parts]
+        except ValueError:
+            raise OptionError("option 'secrets': square numbers, e.g. 1,2,3,4,5/6,7,8,9,10") \
+                from None
+        if len(sets) != 2 or any(len(set(s)) != 5 or not all(0 <= v < self.P for v in s)
+                                 for s in sets):
+            raise OptionError(f"option 'secrets': five different squares 1-{self.P} per team")
+        return sets
+
+    # Facts ------------------------------------------------------------------
+    @property
+    def seat_names(self):
+        names = []
+        for team, size in enumerate(self.team_sizes):
+            colour = self.colours[team]
+            names += [colour] if size == 1 else [f"{colour}-{i + 1}" for i in range(size)]
+        return tuple(names)
+
+    def team_of(self, seat: int) -> int:
+        return 0 if seat < self.team_sizes[0] else 1
+
+    def captain(self, team: int) -> int:
+        """The seat that plays for ``team`` (its first member)."""
+        return 0 if team == 0 else self.team_sizes[0]
+
+    @property
+    def num_actions(self) -> int:
+        return 8 * self.P + 1
+
+    @property
+    def max_game_length(self) -> int:
+        per_turn = sum(self.quota) + 2 * self.quota[2] + self.P + 1 + 3
+        return 10 + int(self.cfg[K.C_MAX_TURNS]) * per_turn
+
+    def new_initial_state(self, seed=None) -> "CtorState":
+        return CtorState(self)
+
+    def bench_playouts(self, count: int, seed: int) -> int:
+        state = self.new_initial_state()
+        return K.playouts(state.buf, self.cfg, self.topology.nbr, self.topology.diag, count,
+                          seed)
+
+
+class CtorState(State):
+    """A CTOR position: the kernel buffer."""
+
+    def __init__(self, game: Ctor):
+        super().__init__(game)
+        self.buf = np.zeros(K.buffer_size(game.n), dtype=np.int32)
+        K.init(self.buf, game.cfg)
+        self._out = np.empty(game.num_actions, dtype=np.int32)
+        if game.secrets is not None:
+            for team, squares in enumerate(game.secrets):
+                self._arr(K.A_SECRET + team)[squares] = 1
+            K._start_turn(self.buf, game.cfg, game.cfg[K.C_FIRST], K.PH_OPENING)
+        if game.setup is not None:
+            self.board[:] = game.setup
+            for team in (0, 1):
+                self.buf[K.M_COUNT + team] = int((game.setup == team + 1).sum())
+            self.buf[K.M_EMPTY] = int((game.setup == 0).sum())
+            K._start_turn(self.buf, game.cfg, game.options["turn"] - 1, K.PH_REGULAR)
+
+    def _arr(self, k):
+        P = self.game.P
+        return self.buf[K.META + k * P:K.META + (k + 1) * P]
+
+    @property
+    def board(self):
+        """Per square (number - 1): 0 empty, 1 the first team's colour, 2 the second's."""
+        return self._arr(K.A_BOARD)
+
+    def counts(self) -> tuple[int, int]:
+        return int(self.buf[K.M_COUNT]), int(self.buf[K.M_COUNT_2])
+
+    # Protocol ---------------------------------------------------------------------
+    def _current_player(self) -> int:
+        if self.buf[K.M_PHASE] == K.PH_OVER:
+            return TERMINAL
+        return self.game.captain(int(self.buf[K.M_TEAM]))
+
+    def legal_actions(self) -> list[int]:
+        if self.resigned is not None:
+            return []
+        count = K.legal(self.buf, self.game.cfg, self.game.topology.nbr,
+                        self.game.topology.diag, self._out)
+        return self._out[:count].tolist()
+
+    def _apply(self, action: int) -> None:
+        K.apply(self.buf, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
+                action)
+
+    def illegal_reason(self, action: int) -> str | None:
+        if action in self.legal_actions():
+            return None
+        game, P = self.game, self.game.P
+        kind, square, target = self._decode(action)
+        phase, lifts = int(self.buf[K.M_PHASE]), int(self.buf[K.M_LIFTS])
+        if phase == K.PH_SECRET:
+            return "pick your secret squares first (secret N)" if kind != "secret" else \
+                f"square {square} is already one of your secret squares"
+        if kind == "secret":
+            return "secret squares are picked before the game"
+        if lifts == 1 and kind != "lift":
+            return "finish the Landing: lift a second chip of yours"
+        if lifts == 2 and kind != "put":
+            return "finish the Landing: land on a free square (land N)"
+        if phase == K.PH_OPENING and kind != "put":
+            return "the opening turns are Puts only"
+        if kind in ("put", "land") and self.board[square - 1]:
+            return f"square {square} is occupied"
+        if self.buf[K.M_FULL] and kind in ("put", "move", "lift"):
+            return "the field is full: only Replaces (and end) remain"
+        quota = {"put": K.M_PUT, "move": K.M_MOVE, "lift": K.M_LAND}.get(kind)
+        if quota is not None and self.buf[quota] == 0:
+            return f"no {'Landing' if kind == 'lift' else kind.capitalize()} left this turn"
+        colour = int(self.buf[K.M_TEAM]) + 1
+        if kind in ("move", "lift") and self.board[square - 1] != colour:
+            return f"square {square} does not hold your chip"
+        if kind == "lift" and self.counts()[colour - 1] < 2:
+            return "a Landing needs two of your chips"
+        if kind == "move":
+            return f"square {target} is occupied"
+        if kind == "replace":
+            if self.board[square - 1] != 3 - colour:
+                return f"square {square} does not hold an opponent chip"
+            if self.buf[K.M_OPS] == 0 and game.options["replace_only_after_op"]:
+                return "Replace only after an operation this turn"
+            return f"square {square} has fewer than 5 of your chips around it"
+        return "not legal now"
+
+    def _decode(self, action: int):
+        P = self.game.P
+        if action < P:
+            return ("land" if self.buf[K.M_LIFTS] == 2 else "put"), action + 1, None
+        if action < 5 * P:
+            x, d = divmod(action - P, 4)
+            return "move", x + 1, int(self.game.topology.nbr[x, d]) + 1
+        if action < 6 * P:
+            return "lift", action - 5 * P + 1, None
+        if action < 7 * P:
+            return "replace", action - 6 * P + 1, None
+        if action == 7 * P:
+            return "end", None, None
+        return "secret", action - 7 * P, None
+
+    def action_to_string(self, action: int) -> str:
+        if action == RESIGN:
+            return "resign"
+        if not 0 <= action < self.game.num_actions:
+            raise NotationError(f"{action!r} is not an action of {self.game.spec}")
+        kind, square, target = self._decode(action)
+        if kind == "move":
+            return f"move {square}>{target}"
+        return kind if kind == "end" else f"{kind} {square}"
+
+    def string_to_action(self, text: str) -> int:
+        game, P = self.game, self.game.P
+        if not isinstance(text, str):
+            raise NotationError(f"a move must be text, not {text!r}")
+        word = " ".join(text.strip().lower().split())
+        if word == "end":
+            return 7 * P
+        move = _MOVE.match(word)
+        simple = _SIMPLE.match(word)
+        if not move and not simple:
+            raise NotationError(f"{text!r} is not a move (expected put N, move N>M, lift N, "
+                                f"land N, replace N, end, secret N)")
+        squares = [int(v) for v in (move.groups() if move else simple.groups()[1:])]
+        for square in squares:
+            if not 1 <= square <= P:
+                raise NotationError(f"{text!r}: squares are numbered 1-{P}")
+        x = squares[0] - 1
+        if move:
+            for d in range(4):
+                if game.topology.nbr[x, d] == squares[1] - 1:
+                    return P + 4 * x + d
+            raise NotationError(f"{text!r}: {squares[1]} is not next to {squares[0]} "
+                                f"(up, down, left or right, with wrap-around)")
+        kind = simple.group(1)
+        return {"put": 0, "land": 0, "lift": 5 * P, "replace": 6 * P,
+                "secret": 7 * P + 1}[kind] + x
+
+    # Results ----------------------------------------------------------------------
+    def _returns(self) -> list[float]:
+        game = self.game
+        if not self.is_terminal():
+            return [0.0] * game.num_seats
+        a, b = self.counts()
+        result = (a > b) - (a < b)
+        return [float(result if game.team_of(s) == 0 else -result)
+                for s in range(game.num_seats)]
+
+    def returns(self) -> list[float]:
+        if self.resigned is None:
+            return self._returns()
+        team = self.game.team_of(self.resigned)
+        return [-1.0 if self.game.team_of(s) == team else 1.0
+                for s in range(self.game.num_seats)]
+
+    def end_reason(self):
+        if self.resigned is not None:
+            return "resignation"
+        return {0: None, K.OVER_FULL: "field full", K.OVER_NULL: "two null turns",
+                K.OVER_CAP: "turn cap"}[int(self.buf[K.M_OVER_REASON])]
+
+    # Copies, views ----------------------------------------------------------------
+    def clone(self):
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.buf = self.buf.copy()
+        other.history = list(self.history)
+        other._out = np.empty_like(self._out)
+        return other
+
+    def field_rows(self) -> list[str]:
+        n, marks = self.game.n, "." + "".join(self.game.letters)
+        return ["".join(marks[v] for v in self.board[r * n:(r + 1) * n]) for r in range(n)]
+
+    def secret_squares(self, team: int, spent: bool | None = None) -> list[int]:
+        """Team's secret squares (numbers); ``spent`` filters revealed/unrevealed."""
+        marks = self._arr(K.A_SECRET + team)
+        wanted = (1, 2) if spent is None else ((2,) if spent else (1,))
+        return [int(x) + 1 for x in np.flatnonzero(np.isin(marks, wanted))]
+
+    def view(self, seat: int | None) -> dict:
+        """What ``seat`` may know: its own team's secret squares, nobody else's."""
+        game = self.game
+        over = self.is_terminal()
+        mover = self.current_player()
+        team = None if seat is None else game.team_of(seat)
+        counts = self.counts()
+        phase = ("secret", "opening", "regular", "over")[int(self.buf[K.M_PHASE])]
+        return {
+            "game": game.name, "spec": game.spec, "seat": seat, "seats": list(game.seat_names),
+            "field": self.field_rows(),
+            "counts": {game.colours[t]: counts[t] for t in (0, 1)},
+            "phase": "over" if over else phase,
+            "to_move": None if over else game.colours[int(self.buf[K.M_TEAM])],
+            "quotas_left": {"put": int(self.buf[K.M_PUT]), "move": int(self.buf[K.M_MOVE]),
+                            "landing": int(self.buf[K.M_LAND])},
+            "landing_lifts": int(self.buf[K.M_LIFTS]), "field_full": bool(self.buf[K.M_FULL]),
+            "turn": int(self.buf[K.M_TURNS]) + 1, "terminal": over,
+            "winner": self._winner(), "end_reason": self.end_reason(),
+            "my_secret_squares": None if team is None else self.secret_squares(team),
+            "revealed_secret_squares": {game.colours[t]: self.secret_squares(t, spent=True)
+                                        for t in (0, 1)},
+            "history": self._public_history(team),
+            "legal_actions": self.legal_actions() if seat == mover and not over else [],
+        }
+
+    def _public_history(self, team):
+        """Moves in notation; the other team's secret picks show as 'secret ?'."""
+        texts = self.history_text()
+        picks = [i for i, a in enumerate(self.history) if a > 7 * self.game.P]
+        for i in picks:
+            picker = 0 if picks.index(i) < 5 else 1
+            picker = picker if self.game.cfg[K.C_FIRST] == 0 else 1 - picker
+            if picker != team:
+                texts[i] = "secret ?"
+        return texts
+
+    def _winner(self):
+        if not self.is_terminal():
+            return None
+        returns = self.returns()
+        if max(returns) == 0:
+            return None
+        return self.game.colours[self.game.team_of(returns.index(1.0))]
+
+    def summary(self) -> dict:
+        """Everything (secret squares of both teams included), for analysis and replays."""
+        info = self.view(None)
+        info["history"] = self.history_text()
+        info["secret_squares"] = {self.game.colours[t]: self.secret_squares(t) for t in (0, 1)}
+        info["legal"] = self.legal_moves()
+        info["returns"] = self.returns() if info["terminal"] else None
+        del info["seat"], info["legal_actions"], info["my_secret_squares"]
+        return info
+
+    # Terminal rendering -----------------------------------------------------------
+    def render(self, colour: bool = False, seat: int | None = None) -> str:
+        """The field with its wrap-around ring (the outer squares repeat the far side)."""
+        n, marks = self.game.n, "." + "".join(self.game.letters)
+        team = None if seat is None else self.game.team_of(seat)
+        mine = set(self.secret_squares(team, spent=False)) if team is not None else set()
+
+        def cell(r, c, ring):
+            square = (r % n) * n + (c % n)
+            value = int(self.board[square])
+            text = marks[value] if value else ("*" if square + 1 in mine else str(square + 1))
+            text = f"{text:>3}"
+            return f"\x1b[2m{text}\x1b[0m" if colour and ring else text
+
+        lines = []
+        for r in range(-1, n + 1):
+            ring_row = r in (-1, n)
+            row = [cell(r, c, ring_row or c in (-1, n)) for c in range(-1, n + 1)]
+            lines.append(row[0] + " |" + "".join(row[1:-1]) + " |" + row[-1])
+            if r in (-1, n - 1):
+                lines.append("    +" + "-" * (3 * n + 1) + "+")
+        return "\n".join(lines)
+
+    def status_lines(self, seat: int | None = None) -> list[str]:
+        view = self.view(seat)
+        game = self.game
+        counts = "  ".join(f"{c} {v}" for c, v in view["counts"].items())
+        lines = [f"chips: {counts}   (the outer ring repeats the opposite edge)"]
+        if view["my_secret_squares"]:
+            lines.append(f"your secret squares: {view['my_secret_squares']} (* when empty)")
+        if self.history:
+            lines.append(f"last move: {self.action_to_string(self.history[-1])}")
+        if view["terminal"]:
+            lines.append(f"game over ({view['end_reason']}): "
+                         f"{view['winner'] + ' wins' if view['winner'] else 'a draw'}")
+            return lines
+        q = view["quotas_left"]
+        lines.append(f"turn {view['turn']} ({view['phase']}): {view['to_move']} to move; left "
+                     f"this turn: put {q['put']}, move {q['move']}, landing {q['landing']}"
+                     + ("  [landing: lift/land]" if view["landing_lifts"] else ""))
+        return lines

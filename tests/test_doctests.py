@@ -1,0 +1,24 @@
+"""The examples in the docstrings run and give what they show."""
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import boardlab
+
+MODULES = sorted(m.name for m in pkgutil.walk_packages(boardlab.__path__, "boardlab."))
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_spec_values_may_hold_commas():
+    game = boardlab.make("cartagena", positions="0,3,9,11/0,9,13,15")
+    assert boardlab.make(game.spec) == game
+    assert boardlab.parse_spec("cartagena(positions=0,3/1,2,players=2)")[1] == {
+        "positions": "0,3/1,2", "players": "2"}
