@@ -183,6 +183,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:                      # e.g. piped into head
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

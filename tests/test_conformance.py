@@ -18,14 +18,21 @@ def random_game(spec, seed):
     state = game.new_initial_state(seed=seed)
     trace = []
     while not state.is_terminal():
-        legal = state.legal_actions()
+        seats = state.acting_seats()
+        assert seats, f"{spec}: nobody acts in a running game"
+        seat = rng.choice(seats)
+        legal = state.legal_actions_for(seat)
         assert legal, f"{spec}: no legal action in a running game"
         assert len(set(legal)) == len(legal)
         assert all(0 <= a < game.num_actions for a in legal)
         assert state.returns() == [0.0] * game.num_seats, "returns before the end"
         action = rng.choice(legal)
-        trace.append(action)
-        state.apply(action)
+        trace.append((seat, action))
+        if state.current_player() == boardlab.SIMULTANEOUS:
+            state.apply(action, seat=seat)
+        else:
+            assert state.legal_actions() == legal
+            state.apply(action)
         assert len(trace) <= game.max_game_length, f"{spec}: longer than its declared maximum"
     return game, state, trace
 
@@ -65,11 +72,13 @@ def test_notation_round_trips_and_clone_is_independent(spec):
     for _ in range(12):
         if state.is_terminal():
             break
-        for action in state.legal_actions():
+        seat = state.acting_seats()[0]
+        for action in state.legal_actions_for(seat):
             assert state.string_to_action(state.action_to_string(action)) == action
         copy = state.clone()
         before = copy.summary()
-        state.apply(rng.choice(state.legal_actions()))
+        state.play(f"{game.seat_names[seat]}:"
+                   f"{state.action_to_string(rng.choice(state.legal_actions_for(seat)))}")
         assert copy.summary() == before
 
 
@@ -91,12 +100,13 @@ def test_illegal_action_changes_nothing(spec):
 def test_views_are_plain_data_and_only_the_mover_gets_actions(spec):
     game, state, _ = random_game(spec, 2)
     fresh = game.new_initial_state(seed=2)
-    mover = fresh.current_player()
+    acting = fresh.acting_seats()
     for seat in list(range(game.num_seats)) + [None]:
         view = fresh.view(seat)
         json.dumps(view)
-        assert (view["legal_actions"] == fresh.legal_actions()) == (seat == mover) or \
-            not fresh.legal_actions()
+        expected = fresh.legal_actions_for(seat) if seat in acting else []
+        assert view["legal_actions"] == expected
+        assert bool(expected) == (seat in acting)
 
 
 @pytest.mark.parametrize("spec", SPECS)

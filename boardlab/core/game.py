@@ -2,7 +2,10 @@
 
 Actions are integers in ``range(game.num_actions)``; each has one text form
 (the notation) given by :meth:`State.action_to_string`. Seats are numbered
-from 0. ``current_player()`` is a seat, :data:`CHANCE` or :data:`TERMINAL`.
+from 0. ``current_player()`` is a seat, :data:`CHANCE`, :data:`TERMINAL` or
+:data:`SIMULTANEOUS`; in the last case ``acting_seats()`` lists the seats
+that still have to commit an action (``apply(action, seat=...)``), and each
+commit is kept in the history as ``num_actions * (seat + 1) + action``.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from .options import Option, format_spec, resolve
 CHANCE = -1
 TERMINAL = -2
 RESIGN = -3  # history entry of a resignation (never in legal_actions)
+SIMULTANEOUS = -4  # current_player() when several seats act at once (see acting_seats)
 
 
 class Game:
@@ -115,6 +119,32 @@ class State:
         """A JSON-ready description of the position (the ``replay`` output)."""
         raise NotImplementedError
 
+    # Simultaneous moves (games that have them override these) -------------
+    def _acting_seats(self) -> list[int]:
+        return []
+
+    def _legal_for(self, seat: int) -> list[int]:
+        return []
+
+    def _commit_reason(self, seat: int, action: int) -> str | None:
+        return None if action in self._legal_for(seat) else "not a legal move here"
+
+    def _commit(self, seat: int, action: int) -> None:
+        raise NotImplementedError
+
+    def acting_seats(self) -> list[int]:
+        """The seats that may act now (one, several at once, or none)."""
+        player = self.current_player()
+        if player == SIMULTANEOUS:
+            return self._acting_seats()
+        return [player] if player >= 0 else []
+
+    def legal_actions_for(self, seat: int) -> list[int]:
+        """The legal actions of ``seat`` now (empty if it does not act)."""
+        if self.current_player() == SIMULTANEOUS:
+            return self._legal_for(seat) if seat in self._acting_seats() else []
+        return self.legal_actions() if seat == self.current_player() else []
+
     # Shared behaviour -------------------------------------------------------
     def current_player(self) -> int:
         """The seat to act, CHANCE, or TERMINAL (also after a resignation)."""
@@ -126,10 +156,11 @@ class State:
             return [-1.0 if seat == self.resigned else 1.0 for seat in range(self.game.num_seats)]
         return self._returns()
 
-    def resign(self) -> None:
-        """The seat to move resigns: the game ends and that seat loses."""
-        seat = self.current_player()
-        if seat < 0:
+    def resign(self, seat: int | None = None) -> None:
+        """A seat that may act (default: the first) resigns: the game ends, it loses."""
+        acting = self.acting_seats()
+        seat = acting[0] if seat is None and acting else seat
+        if seat is None or seat not in acting:
             raise IllegalMoveError("illegal move 'resign': nobody is to move", move="resign",
                                    reason="nobody is to move")
         self.resigned = seat
@@ -141,39 +172,66 @@ class State:
     def is_chance(self) -> bool:
         return self.current_player() == CHANCE
 
-    def apply(self, action: int) -> None:
-        """Apply a legal action; an illegal one raises and changes nothing."""
+    def apply(self, action: int, seat: int | None = None) -> None:
+        """Apply a legal action (of ``seat``, when several act at once).
+
+        An illegal one raises IllegalMoveError and changes nothing.
+        """
         if isinstance(action, bool) or not isinstance(action, int):
             raise IllegalMoveError(f"an action must be an int, not {action!r}",
                                    move=action, reason="not an int")
-        reason = self._reason(action)
-        if reason:
-            text = self._safe_text(action)
-            raise IllegalMoveError(f"illegal move {text!r}: {reason}", move=text,
-                                   reason=reason)
-        self._apply(action)
-        self.history.append(action)
+        self._checked_apply(action, seat, None)
 
     def play(self, text: str) -> int:
-        """Parse a move in the notation (or ``resign``) and apply it; return the action."""
-        if isinstance(text, str) and text.strip().lower() == "resign":
-            self.resign()
+        """Parse a move in the notation and apply it; return the action.
+
+        ``resign`` resigns; ``seat-name:move`` is a move of that seat (needed
+        when several seats act at once).
+        """
+        seat, text = self._split_seat(text)
+        if text.strip().lower() == "resign":
+            self.resign(seat)
             return RESIGN
         action = self.string_to_action(text)
-        reason = self._reason(action)
-        if reason:
-            raise IllegalMoveError(f"illegal move {text!r}: {reason}", move=text,
-                                   reason=reason)
-        self._apply(action)
-        self.history.append(action)
+        self._checked_apply(action, seat, text)
         return action
 
-    def _reason(self, action: int) -> str | None:
+    def _split_seat(self, text):
+        if not isinstance(text, str):
+            raise NotationError(f"a move must be text, not {text!r}")
+        name, colon, rest = text.partition(":")
+        if colon and name.strip() in self.game.seat_names:
+            return self.game.seat_names.index(name.strip()), rest
+        return None, text
+
+    def _checked_apply(self, action: int, seat: int | None, text: str | None) -> None:
+        simultaneous = self.current_player() == SIMULTANEOUS
+        if simultaneous and seat is None:
+            seats = ", ".join(self.game.seat_names[s] for s in self._acting_seats())
+            reason = f"several seats act now ({seats}): say whose move it is"
+        elif seat is not None and seat not in self.acting_seats():
+            reason = f"{self.game.seat_names[seat]} does not act now" \
+                if 0 <= seat < self.game.num_seats else f"there is no seat {seat}"
+        else:
+            reason = self._reason(action, seat if simultaneous else None)
+        if reason:
+            shown = text if text is not None else self._safe_text(action)
+            raise IllegalMoveError(f"illegal move {shown!r}: {reason}", move=shown,
+                                   reason=reason)
+        if simultaneous:
+            self._commit(seat, action)
+            self.history.append(self.game.num_actions * (seat + 1) + action)
+        else:
+            self._apply(action)
+            self.history.append(action)
+
+    def _reason(self, action: int, seat: int | None = None) -> str | None:
         if self.is_terminal():
             return "the game is over"
         if not 0 <= action < self.game.num_actions:
             return f"action {action} is outside 0..{self.game.num_actions - 1}"
-        return self.illegal_reason(action)
+        return self._commit_reason(seat, action) if seat is not None else \
+            self.illegal_reason(action)
 
     def _safe_text(self, action: int) -> str:
         try:
@@ -189,10 +247,17 @@ class State:
         """Every action so far, in notation (replays from the initial state)."""
         replayer = self.game.new_initial_state(**self._replay_kwargs())
         texts = []
+        size = self.game.num_actions
         for action in self.history:
             if action == RESIGN:
                 texts.append("resign")
                 break
+            if action >= size:
+                seat, move = divmod(action, size)
+                texts.append(f"{self.game.seat_names[seat - 1]}:"
+                             f"{replayer.action_to_string(move)}")
+                replayer._commit(seat - 1, move)
+                continue
             texts.append(replayer.action_to_string(action))
             replayer._apply(action)
         return texts

@@ -21,7 +21,7 @@ import re
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
-from ..core.game import RESIGN, TERMINAL, Game, State
+from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game, State
 from ..core.options import Option
 from ..core.registry import register
 from . import ctor_kernel as K
@@ -55,12 +55,23 @@ OPTIONS = (
            "players (RULES 4.2)", check=_check_quotas),
     Option("quota_row", int, 0, "row of the quota table to use (0: the larger team's size)",
            minimum=0, maximum=3),
+    Option("quota_by", str, "larger", "larger: both teams use the larger team's row; own: "
+           "each team uses the row of its own size (T-A2)", choices=("larger", "own")),
     Option("first_team", int, 1, "the team that starts", choices=(1, 2)),
     Option("colours", str, "black,white", "the teams' colours (first team 1)"),
+    Option("team_protocol", str, "single", "single: one agent plays each team turn; "
+           "simultaneous: team mates commit operations at the same time (RULES 4.4)",
+           choices=("single", "simultaneous")),
     Option("replace_only_after_op", bool, False, "Replace only after an operation this turn"),
     Option("end_check", str, "after_replaces", "when a full field ends the game",
            choices=("after_replaces", "immediate", "end_of_turn")),
-    Option("secret_squares", bool, False, "each team secretly picks 5 squares (RULES 4.6)"),
+    Option("secret_squares", bool, False, "each team secretly picks squares (RULES 4.6)"),
+    Option("secret_count", int, 5, "how many secret squares each team picks", minimum=1,
+           maximum=10),
+    Option("auto_replace_closure", bool, False, "after each operation every possible "
+           "Replace is made at once (a simplification, RULES 4.3)"),
+    Option("end_on_null_turns", bool, True, "two consecutive turns without any operation "
+           "end the game (T-A10)"),
     Option("max_turns", int, 0, "turn cap, openings included (0: 4·N²)", minimum=0,
            maximum=10**6),
     Option("position", str, "", "set-up: rows top first, '/'-separated, of . and the "
@@ -84,7 +95,10 @@ class Ctor(Game):
                          "ctor(size=10,teams=3v3)", "ctor(size=8,teams=1v2)",
                          "ctor(size=10,teams=2v3,secret_squares=true)",
                          "ctor(size=8,secret_squares=true)",
-                         "ctor(size=8,secret_squares=true,teams=3v3,end_check=end_of_turn)")
+                         "ctor(size=8,secret_squares=true,teams=3v3,end_check=end_of_turn)",
+                         "ctor(size=8,teams=2v2,team_protocol=simultaneous)",
+                         "ctor(size=10,teams=2v3,team_protocol=simultaneous,"
+                         "secret_squares=true)")
 
     def validate(self):
         o = self.options
@@ -92,7 +106,10 @@ class Ctor(Game):
         self.P = self.n * self.n
         self.team_sizes = tuple(int(v) for v in _TEAMS.match(o["teams"]).groups())
         rows = [[int(v) for v in row.split(",")] for row in o["quota_table"].split("/")]
-        self.quota = rows[(o["quota_row"] or max(self.team_sizes)) - 1]
+        self.quotas = [rows[(o["quota_row"] or (size if o["quota_by"] == "own" else
+                                                max(self.team_sizes))) - 1]
+                       for size in self.team_sizes]
+        self.quota = self.quotas[0]
         self.colours = tuple(c.strip().lower() for c in o["colours"].split(","))
         if len(self.colours) != 2 or len({c[:1] for c in self.colours}) != 2 or \
                 not all(c.isalpha() for c in self.colours):
@@ -104,8 +121,10 @@ class Ctor(Game):
         self.cfg = np.array([self.n, *self.quota, max(self.team_sizes) == 3,
                              o["replace_only_after_op"],
                              ("after_replaces", "immediate", "end_of_turn").index(o["end_check"]),
-                             o["max_turns"] or 4 * self.P, 5 if o["secret_squares"] else 0,
-                             first], dtype=np.int32)
+                             o["max_turns"] or 4 * self.P,
+                             o["secret_count"] if o["secret_squares"] else 0, first,
+                             o["auto_replace_closure"], o["end_on_null_turns"],
+                             *self.quotas[1]], dtype=np.int32)
         self.setup = self._parse_position() if o["position"] else None
         self.secrets = self._parse_secrets() if o["secrets"] else None
 
@@ -133,9 +152,10 @@ class Ctor(Game):
         except ValueError:
             raise OptionError("option 'secrets': square numbers, e.g. 1,2,3,4,5/6,7,8,9,10") \
                 from None
-        if len(sets) != 2 or any(len(set(s)) != 5 or not all(0 <= v < self.P for v in s)
+        count = self.options["secret_count"]
+        if len(sets) != 2 or any(len(set(s)) != count or not all(0 <= v < self.P for v in s)
                                  for s in sets):
-            raise OptionError(f"option 'secrets': five different squares 1-{self.P} per team")
+            raise OptionError(f"option 'secrets': {count} different squares 1-{self.P} per team")
         return sets
 
     # Facts ------------------------------------------------------------------
@@ -160,7 +180,8 @@ class Ctor(Game):
 
     @property
     def max_game_length(self) -> int:
-        per_turn = sum(self.quota) + 2 * self.quota[2] + self.P + 1 + 3
+        quota = [max(a, b) for a, b in zip(*self.quotas)]
+        per_turn = sum(quota) + 2 * quota[2] + self.P + 1 + 3
         return 10 + int(self.cfg[K.C_MAX_TURNS]) * per_turn
 
     def new_initial_state(self, seed=None) -> "CtorState":
@@ -173,10 +194,12 @@ class Ctor(Game):
 
 
 class CtorState(State):
-    """A CTOR position: the kernel buffer."""
+    """A CTOR position: the kernel buffer (plus, in simultaneous team play, the
+    sub-round: each member's pending operation and its use of the quotas)."""
 
     def __init__(self, game: Ctor):
         super().__init__(game)
+        self.round = None
         self.buf = np.zeros(K.buffer_size(game.n), dtype=np.int32)
         K.init(self.buf, game.cfg)
         self._out = np.empty(game.num_actions, dtype=np.int32)
@@ -207,10 +230,81 @@ class CtorState(State):
     def _current_player(self) -> int:
         if self.buf[K.M_PHASE] == K.PH_OVER:
             return TERMINAL
+        if self._team_round() is not None:
+            return SIMULTANEOUS
         return self.game.captain(int(self.buf[K.M_TEAM]))
 
+    # Simultaneous team play (RULES 4.4) --------------------------------------------
+    def _team_round(self):
+        """The open sub-round of a simultaneous team turn, or None."""
+        game = self.game
+        team = int(self.buf[K.M_TEAM])
+        if game.options["team_protocol"] != "simultaneous" or \
+                self.buf[K.M_PHASE] != K.PH_REGULAR or game.team_sizes[team] == 1:
+            self.round = None
+            return None
+        if self.round is None or self.round.team != team or self.round.turn != \
+                int(self.buf[K.M_TURNS]):
+            self.round = TeamRound(game, team, int(self.buf[K.M_TURNS]))
+        return self.round
+
+    def _acting_seats(self) -> list[int]:
+        return self._team_round().waiting()
+
+    def _scratch(self, seat):
+        """The buffer as ``seat`` sees its own turn: its shares, its pending actions."""
+        work = self.buf.copy()
+        round_ = self._team_round()
+        left = round_.available(seat, self.buf)
+        work[[K.M_PUT, K.M_MOVE, K.M_LAND]] = left
+        work[K.M_LIFTS] = 0
+        topo = self.game.topology
+        for action in round_.pending[seat]:
+            K.apply(work, self.game.cfg, topo.nbr, topo.diag, action)
+        return work
+
+    def _legal_for(self, seat: int) -> list[int]:
+        if self.round is not None and self.round.complete(seat):
+            return []
+        work = self._scratch(seat)
+        count = K.legal(work, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
+                        self._out)
+        legal = self._out[:count].tolist()
+        if seat in self.round.rechoose:
+            legal = [a for a in legal if a < self.game.P or a == 7 * self.game.P]
+        return legal
+
+    def _commit_reason(self, seat: int, action: int) -> str | None:
+        return None if action in self._legal_for(seat) else \
+            "not one of your legal operations in this sub-round (see 'moves')"
+
+    def _commit(self, seat: int, action: int) -> None:
+        round_ = self._team_round()
+        round_.pending[seat].append(action)
+        if not round_.waiting():
+            round_.resolve(self)
+
+    def pending_of(self, seat: int) -> list[str]:
+        """``seat``'s own uncommitted-to-the-board actions in this sub-round."""
+        if self._team_round() is None:
+            return []
+        work = self.buf.copy()
+        texts = []
+        for action in self.round.pending[seat]:
+            texts.append(self.action_to_string_in(work, action))
+            K.apply(work, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
+                    action)
+        return texts
+
+    def action_to_string_in(self, work, action):
+        saved, self.buf = self.buf, work
+        try:
+            return self.action_to_string(action)
+        finally:
+            self.buf = saved
+
     def legal_actions(self) -> list[int]:
-        if self.resigned is not None:
+        if self.resigned is not None or self._team_round() is not None:
             return []
         count = K.legal(self.buf, self.game.cfg, self.game.topology.nbr,
                         self.game.topology.diag, self._out)
@@ -308,6 +402,13 @@ class CtorState(State):
             raise NotationError(f"{text!r}: {squares[1]} is not next to {squares[0]} "
                                 f"(up, down, left or right, with wrap-around)")
         kind = simple.group(1)
+        if self._team_round() is None:          # team mates' Landings are private
+            landing = self.buf[K.M_LIFTS] == 2
+            if kind == "land" and not landing:
+                raise NotationError(f"{text!r}: 'land' ends a Landing (after two lifts); "
+                                    f"use put N")
+            if kind == "put" and landing:
+                raise NotationError(f"{text!r}: finish the Landing with land N")
         return {"put": 0, "land": 0, "lift": 5 * P, "replace": 6 * P,
                 "secret": 7 * P + 1}[kind] + x
 
@@ -341,6 +442,7 @@ class CtorState(State):
         other.buf = self.buf.copy()
         other.history = list(self.history)
         other._out = np.empty_like(self._out)
+        other.round = self.round.copy() if self.round is not None else None
         return other
 
     def field_rows(self) -> list[str]:
@@ -376,13 +478,16 @@ class CtorState(State):
             "revealed_secret_squares": {game.colours[t]: self.secret_squares(t, spent=True)
                                         for t in (0, 1)},
             "history": self._public_history(team),
-            "legal_actions": self.legal_actions() if seat == mover and not over else [],
+            "acting": [game.seat_names[s] for s in self.acting_seats()],
+            "my_pending": self.pending_of(seat) if seat is not None else [],
+            "legal_actions": self.legal_actions_for(seat) if seat is not None else [],
         }
 
     def _public_history(self, team):
         """Moves in notation; the other team's secret picks show as 'secret ?'."""
         texts = self.history_text()
-        picks = [i for i, a in enumerate(self.history) if a > 7 * self.game.P]
+        picks = [i for i, a in enumerate(self.history) if 7 * self.game.P < a <
+                 self.game.num_actions]
         for i in picks:
             picker = 0 if picks.index(i) < 5 else 1
             picker = picker if self.game.cfg[K.C_FIRST] == 0 else 1 - picker
@@ -405,7 +510,7 @@ class CtorState(State):
         info["secret_squares"] = {self.game.colours[t]: self.secret_squares(t) for t in (0, 1)}
         info["legal"] = self.legal_moves()
         info["returns"] = self.returns() if info["terminal"] else None
-        del info["seat"], info["legal_actions"], info["my_secret_squares"]
+        del info["seat"], info["legal_actions"], info["my_secret_squares"], info["my_pending"]
         return info
 
     # Terminal rendering -----------------------------------------------------------
@@ -449,3 +554,121 @@ class CtorState(State):
                      f"this turn: put {q['put']}, move {q['move']}, landing {q['landing']}"
                      + ("  [landing: lift/land]" if view["landing_lifts"] else ""))
         return lines
+
+
+class TeamRound:
+    """One sub-round of a simultaneous team turn (RULES 4.4, T-A12).
+
+    Every member commits one operation (a Landing is its three actions) or
+    ``end`` to skip. When all have, the operations are revealed: those whose
+    squares meet an earlier seat's are lost (in an unequal game the larger
+    team's members re-choose a lost Put once); the rest run in seat order
+    against the team's quotas. A sub-round where everybody skips ends the turn.
+    """
+
+    def __init__(self, game, team, turn):
+        self.game, self.team, self.turn = game, team, turn
+        first = game.captain(team)
+        self.members = list(range(first, first + game.team_sizes[team]))
+        self.pending = {seat: [] for seat in self.members}
+        self.used = {seat: [0, 0, 0] for seat in self.members}
+        self.rechoose: set[int] = set()
+        self.acting = list(self.members)
+
+    def copy(self):
+        other = object.__new__(TeamRound)
+        other.__dict__.update(self.__dict__)
+        other.pending = {s: list(a) for s, a in self.pending.items()}
+        other.used = {s: list(u) for s, u in self.used.items()}
+        other.rechoose = set(self.rechoose)
+        other.acting = list(self.acting)
+        return other
+
+    def available(self, seat, buf):
+        """Put, move steps and Landings ``seat`` may still use: its share, capped by the team's."""
+        size = len(self.members)
+        team_left = [int(buf[K.M_PUT]), int(buf[K.M_MOVE]), int(buf[K.M_LAND])]
+        return [max(0, min(-(-q // size) - u, left))
+                for q, u, left in zip(self.game.quota, self.used[seat], team_left)]
+
+    def complete(self, seat) -> bool:
+        actions = self.pending[seat]
+        if not actions:
+            return False
+        P = self.game.P
+        lifts = sum(1 for a in actions if 5 * P <= a < 6 * P)
+        return lifts == 0 or (lifts == 2 and len(actions) == 3)
+
+    def waiting(self) -> list[int]:
+        return [s for s in self.acting if not self.complete(s)]
+
+    def squares(self, actions):
+        P, nbr = self.game.P, self.game.topology.nbr
+        result = set()
+        for a in actions:
+            if a < P:
+                result.add(a)
+            elif a < 5 * P:
+                x, d = divmod(a - P, 4)
+                result |= {x, int(nbr[x, d])}
+            elif a < 7 * P:
+                result.add((a - P) % P)
+        return result
+
+    def kind(self, actions) -> int | None:
+        """Quota index of an operation: 0 put, 1 move, 2 landing, None otherwise."""
+        P, first = self.game.P, actions[0]
+        if first < P:
+            return 0
+        if first < 5 * P:
+            return 1
+        if first < 6 * P:
+            return 2
+        return None
+
+    def resolve(self, state):
+        """Reveal the sub-round's operations and perform those that do not collide."""
+        P, topo, cfg = self.game.P, self.game.topology, self.game.cfg
+        buf = state.buf
+        taken, lost_puts, skipped = set(), [], 0
+        out = np.empty(self.game.num_actions, dtype=np.int32)
+        for seat in self.acting:
+            actions = self.pending[seat]
+            if actions == [7 * P]:
+                skipped += 1
+                continue
+            squares = self.squares(actions)
+            if squares & taken:
+                if self.kind(actions) == 0 and seat not in self.rechoose and \
+                        len(self.members) == max(self.game.team_sizes) and \
+                        self.game.team_sizes[0] != self.game.team_sizes[1]:
+                    lost_puts.append(seat)
+                continue
+            taken |= squares
+            if self._perform(buf, actions, out):
+                kind = self.kind(actions)
+                if kind is not None:
+                    self.used[seat][kind] += 1
+            if buf[K.M_PHASE] == K.PH_OVER or buf[K.M_TEAM] != self.team or \
+                    buf[K.M_TURNS] != self.turn:
+                return
+        everyone_skipped = skipped == len(self.acting) and not self.rechoose
+        self.pending = {seat: [] for seat in self.members}
+        if lost_puts:
+            self.rechoose, self.acting = set(lost_puts), lost_puts
+            return
+        self.rechoose, self.acting = set(), list(self.members)
+        if everyone_skipped:
+            K.end_turn(buf, cfg)
+
+    def _perform(self, buf, actions, out) -> bool:
+        """Run one operation if every step is legal now (else it is lost)."""
+        cfg, topo = self.game.cfg, self.game.topology
+        trial = buf.copy()
+        for action in actions:
+            count = K.legal(trial, cfg, topo.nbr, topo.diag, out)
+            if action not in out[:count]:
+                return False
+            K.apply(trial, cfg, topo.nbr, topo.diag, action)
+        buf[:] = trial
+        return True

@@ -17,8 +17,8 @@ from numba import njit
 from .kernels import rng_below, rng_next, rng_seed
 
 (C_N, C_QPUT, C_QMOVE, C_QLAND, C_OPEN3, C_AFTER_OP, C_END_CHECK, C_MAX_TURNS, C_SECRETS,
- C_FIRST) = range(10)
-NCFG = 10
+ C_FIRST, C_AUTO_REPLACE, C_NULL_END, C_QPUT_2, C_QMOVE_2, C_QLAND_2) = range(15)
+NCFG = 15
 END_AFTER_REPLACES, END_IMMEDIATE, END_OF_TURN = 0, 1, 2
 PH_SECRET, PH_OPENING, PH_REGULAR, PH_OVER = 0, 1, 2, 3
 
@@ -74,10 +74,11 @@ def _start_turn(buf, cfg, team, phase):
         buf[M_PUT] = buf[M_STEP] + 1          # the opening puts exactly 1, 2 (, 3) chips
         buf[M_MOVE] = 0
         buf[M_LAND] = 0
-    else:
-        buf[M_PUT] = cfg[C_QPUT]
-        buf[M_MOVE] = cfg[C_QMOVE]
-        buf[M_LAND] = cfg[C_QLAND]
+    else:                                      # each team's quota row (the same by default)
+        row = C_QPUT if team == 0 else C_QPUT_2
+        buf[M_PUT] = cfg[row]
+        buf[M_MOVE] = cfg[row + 1]
+        buf[M_LAND] = cfg[row + 2]
 
 
 @njit(cache=True)
@@ -196,7 +197,7 @@ def end_turn(buf, cfg):
     if buf[M_FULL]:
         _finish(buf, OVER_FULL)
         return
-    if buf[M_NULLS] >= 2:
+    if cfg[C_NULL_END] and buf[M_NULLS] >= 2:
         _finish(buf, OVER_NULL)
         return
     if buf[M_TURNS] >= cfg[C_MAX_TURNS]:
@@ -222,8 +223,32 @@ def _after_fill(buf, cfg, nbr, diag):
 
 
 @njit(cache=True)
+def _replace_closure(buf, cfg, nbr, diag):
+    """Option auto_replace_closure: flip every reachable opponent chip (RULES 4.3)."""
+    P = cfg[C_N] * cfg[C_N]
+    team = buf[M_TEAM]
+    flipped = True
+    while flipped and buf[M_PHASE] == PH_REGULAR and buf[M_TEAM] == team:
+        flipped = False
+        for x in range(P):
+            if can_replace(buf, nbr, diag, x, team):
+                _apply_one(buf, cfg, nbr, diag, 6 * P + x)
+                flipped = True
+                break
+
+
+@njit(cache=True)
 def apply(buf, cfg, nbr, diag, action):
-    """Apply a legal action."""
+    """Apply a legal action (with the automatic Replaces, if that option is on)."""
+    _apply_one(buf, cfg, nbr, diag, action)
+    if cfg[C_AUTO_REPLACE] and buf[M_PHASE] == PH_REGULAR and \
+            action < 5 * cfg[C_N] * cfg[C_N]:             # after a Put, Move step or Landing
+        _replace_closure(buf, cfg, nbr, diag)
+
+
+@njit(cache=True)
+def _apply_one(buf, cfg, nbr, diag, action):
+    """Apply one legal action."""
     n = cfg[C_N]
     P = n * n
     team = buf[M_TEAM]
