@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.errors import NotationError, OptionError
 from ..core.game import RESIGN, TERMINAL, Game, State
-from ..core.options import Option
+from ..core.options import Option, format_spec
 from ..core.registry import register
 from . import cartagena_kernel as K
 
@@ -209,6 +209,12 @@ class Cartagena(Game):
             raise OptionError(f"option 'positions': space {full[0]} holds more than 3 tokens")
 
     # Facts ------------------------------------------------------------------
+    @property
+    def public_spec(self) -> str:
+        """The spec without the set-up's hidden cards (dealt hands, deck order)."""
+        hidden = {"hands": "", "deck": ""}
+        return format_spec(self.name, {**self.options, **hidden}, self.declared_options)
+
     @property
     def seat_names(self):
         return COLOURS[:self.options["players"]]
@@ -484,7 +490,7 @@ class CartagenaState(State):
         over = self.is_terminal()
         mover = self.current_player()
         return {
-            "game": game.name, "spec": game.spec, "profile": game.options["profile"],
+            "game": game.name, "spec": game.public_spec, "profile": game.options["profile"],
             "seat": seat, "seats": list(names),
             "track": "".join(game.alphabet[s] for s in self.track[1:game.L + 1]),
             "tokens": {names[p]: [x for x in range(game.L + 2) for _ in range(self.mine(p)[x])]
@@ -571,9 +577,11 @@ class CartagenaState(State):
         state.buf[K.M_OVER] = reasons.get(view["end_reason"], 0)
         if view["end_reason"] == "all tokens home":
             state.buf[K.M_WINNER] = names.index(view["winners"][0])
-        if view["history"] and view["history"][-1] == "resign":
-            state.resigned = names.index(view["to_move"]) if view["to_move"] else None
-        state.history = [state.string_to_action(t) for t in view["history"] if t != "resign"]
+        state.history = [RESIGN if t == "resign" else state.string_to_action(t)
+                         for t in view["history"]]
+        if state.history and state.history[-1] == RESIGN:
+            losers = [p for p, name in enumerate(names) if name not in view["winners"]]
+            state.resigned = losers[0] if losers else None
         return state
 
     # Terminal rendering -----------------------------------------------------------
@@ -628,8 +636,11 @@ class CartagenaState(State):
 
 
 def _trailing_passes(history: list[str]) -> int:
+    """Passes since the last real action (hand-limit discards do not count as actions)."""
     count = 0
     for text in reversed(history):
+        if text.startswith("discard"):
+            continue
         if text != "pass":
             break
         count += 1
