@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from .core.errors import BoardlabError
-from .core.game import Game, State
+from .core.game import SIMULTANEOUS, Game, State
 from .core.record import save
 
 HELP = """Commands:
@@ -73,7 +73,8 @@ class TerminalGame:
         """Play until the game ends or the human quits; return the final state."""
         self.say(f"{self.game.title or self.game.name}: {self.game.spec}. Type 'help' for help.")
         while True:
-            seat = self.state.current_player()
+            acting = self.state.acting_seats()
+            seat = acting[0] if acting else self.state.current_player()
             if seat >= 0 and seat not in self.agents and not self.hand_over(seat):
                 self.say("game left unfinished")
                 return self.state
@@ -90,9 +91,11 @@ class TerminalGame:
     def agent_turn(self, seat: int) -> None:
         agent = self.agents[seat]
         action = agent.act(self.state.view(seat))
-        text = self.state.action_to_string(action)
-        self.state.apply(action)
-        self.say(f"{agent.name} ({self.game.seat_names[seat]}) plays {text}")
+        secret = self.state.current_player() == SIMULTANEOUS
+        text = "has chosen (revealed with the others)" if secret else \
+            f"plays {self.state.action_to_string(action)}"
+        self.state.apply(action, seat=seat)
+        self.say(f"{agent.name} ({self.game.seat_names[seat]}) {text}")
 
     def human_turn(self, seat: int) -> bool:
         """Read commands until a move is made; False when the player quits."""
@@ -101,25 +104,29 @@ class TerminalGame:
             if line is None or line.lower() in ("quit", "exit"):
                 self.say("game left unfinished")
                 return False
-            if self.command(line):
+            if self.command(line, seat):
                 return True
 
-    def command(self, line: str) -> bool:
+    def command(self, line: str, seat: int | None = None) -> bool:
         """Handle one input line; True when the turn is over."""
         word = line.lower()
         if not word:
             return False
         if word in ("help", "?", "h"):
-            examples = ", ".join(self.state.legal_moves()[:3])
+            legal = self.state.legal_actions_for(seat) if seat is not None else []
+            examples = ", ".join(self.state.action_to_string(a) for a in legal[:3])
             self.say(HELP.format(examples=examples))
             return False
         if word in ("moves", "legal"):
-            self.say(" ".join(self.state.legal_moves()))
+            legal = self.state.legal_actions_for(seat) if seat is not None else \
+                self.state.legal_actions()
+            self.say(", ".join(self.state.action_to_string(a) for a in legal))
             return False
         if word == "undo":
             return self.undo()
         try:
-            self.state.play(line)
+            self.state.play(f"{self.game.seat_names[seat]}:{line}" if seat is not None
+                            else line)
         except BoardlabError as error:
             self.say(f"error: {error}. Type 'help' for help.")
             return False

@@ -88,7 +88,6 @@ class Ctor(Game):
     name = "ctor"
     title = "CTOR"
     description = "teams on a torus: put, move, land and replace chips to own the most squares"
-    perfect_information = False
     declared_options = OPTIONS
     bench_specs = ("ctor(size=8)", "ctor(size=10,teams=3v3)")
     conformance_specs = ("ctor(size=8)", "ctor(size=10)", "ctor(size=8,teams=2v2)",
@@ -159,6 +158,11 @@ class Ctor(Game):
         return sets
 
     # Facts ------------------------------------------------------------------
+    @property
+    def perfect_information(self) -> bool:
+        """Secret squares and team mates' pending choices are hidden information."""
+        return not self.options["secret_squares"] and self.options["team_protocol"] == "single"
+
     @property
     def seat_names(self):
         names = []
@@ -290,7 +294,7 @@ class CtorState(State):
             return []
         work = self.buf.copy()
         texts = []
-        for action in self.round.pending[seat]:
+        for action in self.round.pending.get(seat, []):
             texts.append(self.action_to_string_in(work, action))
             K.apply(work, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
                     action)
@@ -477,15 +481,23 @@ class CtorState(State):
             "my_secret_squares": None if team is None else self.secret_squares(team),
             "revealed_secret_squares": {game.colours[t]: self.secret_squares(t, spent=True)
                                         for t in (0, 1)},
-            "history": self._public_history(team),
+            "history": self._public_history(team, seat),
             "acting": [game.seat_names[s] for s in self.acting_seats()],
             "my_pending": self.pending_of(seat) if seat is not None else [],
             "legal_actions": self.legal_actions_for(seat) if seat is not None else [],
         }
 
-    def _public_history(self, team):
-        """Moves in notation; the other team's secret picks show as 'secret ?'."""
+    def _public_history(self, team, seat=None):
+        """Moves in notation as ``seat`` (of ``team``) may see them: the other
+        team's secret picks show as 'secret ?', team mates' commits in the open
+        sub-round as 'name:?'."""
         texts = self.history_text()
+        if self.round is not None and self._team_round() is not None:
+            hidden = sum(len(actions) for actions in self.round.pending.values())
+            for i in range(len(texts) - hidden, len(texts)):
+                name = texts[i].partition(":")[0]
+                if seat is None or name != self.game.seat_names[seat]:
+                    texts[i] = f"{name}:?"
         picks = [i for i, a in enumerate(self.history) if 7 * self.game.P < a <
                  self.game.num_actions]
         for i in picks:
@@ -543,8 +555,10 @@ class CtorState(State):
         lines = [f"chips: {counts}   (the outer ring repeats the opposite edge)"]
         if view["my_secret_squares"]:
             lines.append(f"your secret squares: {view['my_secret_squares']} (* when empty)")
-        if self.history:
-            lines.append(f"last move: {self.action_to_string(self.history[-1])}")
+        if view["history"]:
+            lines.append(f"last move: {view['history'][-1]}")
+        if view["my_pending"]:
+            lines.append(f"your operation so far: {', '.join(view['my_pending'])}")
         if view["terminal"]:
             lines.append(f"game over ({view['end_reason']}): "
                          f"{view['winner'] + ' wins' if view['winner'] else 'a draw'}")
