@@ -100,3 +100,23 @@ def test_cartagena_against_agents():
                          "--seed", "3", "--no-save", "--no-colour", stdin="quit\n")
     assert code == 0, err
     assert "random (purple) plays" in out and "red     hand: 3 cards" in out
+
+
+def test_ctor_hotseat_shows_the_wrap_ring_and_quotas():
+    code, out, err = run("play", "ctor", "--size", "8", "--no-save", "--no-colour",
+                         stdin="put 1\nput 10\nput 11\nmove 1>2\nmove 9>2\nend\nquit\n")
+    assert code == 0, err
+    assert " 64 | 57 58 59 60 61 62 63 64 | 57" in out
+    assert "left this turn: put 2, move 1, landing 1" in out
+    assert "2 is occupied" in out or "not next to" in out or "occupied" in out
+
+
+def test_ctor_simultaneous_team_mates_do_not_see_each_others_choice():
+    moves = "\nput 5\n\nput 9\n\nput 20\n"
+    code, out, err = run("play", "ctor", "--size", "8", "--teams", "2v2", "--team-protocol",
+                         "simultaneous", "--vs", "random,random", "--seed", "1", "--no-save",
+                         "--no-colour", stdin=moves + "\nquit\n")
+    assert code == 0, err
+    second = out.split("Pass the keyboard to black-2")[1]
+    assert "last move: black-1:?" in second.split("black-2>")[0]
+    assert "put 9" not in second.split("black-2>")[0]
