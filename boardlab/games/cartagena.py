@@ -23,9 +23,10 @@ import random
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
-from ..core.game import RESIGN, TERMINAL, Game, State
+from ..core.game import RESIGN, TERMINAL, Game
 from ..core.options import Option, format_spec
 from ..core.registry import register
+from .kernel_state import KernelState
 from . import cartagena_kernel as K
 
 PROFILES = {
@@ -254,7 +255,7 @@ class Cartagena(Game):
         return CartagenaState.from_view(self, view, seed)
 
 
-class CartagenaState(State):
+class CartagenaState(KernelState):
     """A Cartagena position: the kernel buffer plus its seed."""
 
     def __init__(self, game: Cartagena, seed=None):
@@ -467,13 +468,6 @@ class CartagenaState(State):
                 K.OVER_CAP: "turn cap"}[int(self.buf[K.M_OVER])]
 
     # Copies, views ----------------------------------------------------------------
-    def clone(self):
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other.buf = self.buf.copy()
-        other.history = list(self.history)
-        other._out = np.empty_like(self._out)
-        return other
 
     def _cards(self, counts) -> dict:
         return {self.game.alphabet[s]: int(c) for s, c in enumerate(counts)}

@@ -31,7 +31,7 @@ MASK32 = np.uint64(0xFFFFFFFF)
 
 def layout(cfg) -> dict:
     """Offsets of the arrays in the buffer and its total size."""
-    L, S, NP, T, D = cfg[C_L], cfg[C_S], cfg[C_NP], cfg[C_T], cfg[C_DECK]
+    L, S, NP, D = cfg[C_L], cfg[C_S], cfg[C_NP], cfg[C_DECK]
     offsets, at = {}, META
     for name, size in (("track", L + 2), ("occ", L + 2), ("mine", NP * (L + 2)),
                        ("hand", NP * S), ("discard", S), ("pile", D)):

@@ -21,9 +21,10 @@ import re
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
-from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game, State
+from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game
 from ..core.options import Option
 from ..core.registry import register
+from .kernel_state import KernelState
 from . import ctor_kernel as K
 from .topology import torus
 
@@ -197,7 +198,7 @@ class Ctor(Game):
                           seed)
 
 
-class CtorState(State):
+class CtorState(KernelState):
     """A CTOR position: the kernel buffer (plus, in simultaneous team play, the
     sub-round: each member's pending operation and its use of the quotas)."""
 
@@ -321,7 +322,7 @@ class CtorState(State):
     def illegal_reason(self, action: int) -> str | None:
         if action in self.legal_actions():
             return None
-        game, P = self.game, self.game.P
+        game = self.game
         kind, square, target = self._decode(action)
         phase, lifts = int(self.buf[K.M_PHASE]), int(self.buf[K.M_LIFTS])
         if phase == K.PH_SECRET:
@@ -440,14 +441,8 @@ class CtorState(State):
                 K.OVER_CAP: "turn cap"}[int(self.buf[K.M_OVER_REASON])]
 
     # Copies, views ----------------------------------------------------------------
-    def clone(self):
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other.buf = self.buf.copy()
-        other.history = list(self.history)
-        other._out = np.empty_like(self._out)
+    def _cloned(self, other) -> None:
         other.round = self.round.copy() if self.round is not None else None
-        return other
 
     def field_rows(self) -> list[str]:
         n, marks = self.game.n, "." + "".join(self.game.letters)
@@ -463,7 +458,6 @@ class CtorState(State):
         """What ``seat`` may know: its own team's secret squares, nobody else's."""
         game = self.game
         over = self.is_terminal()
-        mover = self.current_player()
         team = None if seat is None else game.team_of(seat)
         counts = self.counts()
         phase = ("secret", "opening", "regular", "over")[int(self.buf[K.M_PHASE])]
@@ -550,7 +544,6 @@ class CtorState(State):
 
     def status_lines(self, seat: int | None = None) -> list[str]:
         view = self.view(seat)
-        game = self.game
         counts = "  ".join(f"{c} {v}" for c, v in view["counts"].items())
         lines = [f"chips: {counts}   (the outer ring repeats the opposite edge)"]
         if view["my_secret_squares"]:
@@ -642,7 +635,7 @@ class TeamRound:
 
     def resolve(self, state):
         """Reveal the sub-round's operations and perform those that do not collide."""
-        P, topo, cfg = self.game.P, self.game.topology, self.game.cfg
+        P, cfg = self.game.P, self.game.cfg
         buf = state.buf
         taken, lost_puts, skipped = set(), [], 0
         out = np.empty(self.game.num_actions, dtype=np.int32)

@@ -14,8 +14,9 @@ import re
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
-from ..core.game import RESIGN, TERMINAL, Game, State
+from ..core.game import RESIGN, TERMINAL, Game
 from ..core.options import Option
+from .kernel_state import KernelState
 from .grid_notation import LETTERS, parse_point, point_name
 from .topology import square_grid
 
@@ -132,7 +133,7 @@ def parse_setup(position: str, claims: str, n: int):
     return board, marks
 
 
-class TerritoryState(State):
+class TerritoryState(KernelState):
     """A Carteso or Rumbo position: a kernel buffer plus the pre-game facts."""
 
     kernel = None  # the game's kernel module
@@ -329,12 +330,6 @@ class TerritoryState(State):
         return [self._move_text(a) for a in self.history]
 
     # Copies, views, summaries ------------------------------------------------------
-    def clone(self):
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other.buf = self.buf.copy()
-        other.history = list(self.history)
-        return other
 
     def claimed_groups(self) -> list[dict]:
         """Every claimed group: its owner and its stones (sorted point names)."""
