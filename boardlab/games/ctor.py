@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.errors import NotationError, OptionError
 from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game
-from ..core.options import Option
+from ..core.options import Option, format_spec
 from ..core.registry import register
 from .kernel_state import KernelState
 from . import ctor_kernel as K
@@ -127,6 +127,9 @@ class Ctor(Game):
                              *self.quotas[1]], dtype=np.int32)
         self.setup = self._parse_position() if o["position"] else None
         self.secrets = self._parse_secrets() if o["secrets"] else None
+        if self.setup is not None and o["secret_squares"] and self.secrets is None:
+            raise OptionError("option 'secrets': a 'position' set-up with secret squares "
+                              "needs them given, e.g. secrets=1,2,3,4,5/6,7,8,9,10")
 
     def _parse_position(self):
         rows = [r.replace(" ", "") for r in self.options["position"].split("/")]
@@ -159,6 +162,11 @@ class Ctor(Game):
         return sets
 
     # Facts ------------------------------------------------------------------
+    @property
+    def public_spec(self) -> str:
+        """The spec without the set-up's secret squares."""
+        return format_spec(self.name, {**self.options, "secrets": ""}, self.declared_options)
+
     @property
     def perfect_information(self) -> bool:
         """Secret squares and team mates' pending choices are hidden information."""
@@ -330,8 +338,11 @@ class CtorState(KernelState):
                 f"square {square} is already one of your secret squares"
         if kind == "secret":
             return "secret squares are picked before the game"
-        if lifts == 1 and kind != "lift":
-            return "finish the Landing: lift a second chip of yours"
+        colour = int(self.buf[K.M_TEAM]) + 1
+        if lifts == 1:
+            if kind != "lift":
+                return "finish the Landing: lift a second chip of yours"
+            return f"square {square} does not hold your chip"
         if lifts == 2 and kind != "put":
             return "finish the Landing: land on a free square (land N)"
         if phase == K.PH_OPENING and kind != "put":
@@ -343,7 +354,6 @@ class CtorState(KernelState):
         quota = {"put": K.M_PUT, "move": K.M_MOVE, "lift": K.M_LAND}.get(kind)
         if quota is not None and self.buf[quota] == 0:
             return f"no {'Landing' if kind == 'lift' else kind.capitalize()} left this turn"
-        colour = int(self.buf[K.M_TEAM]) + 1
         if kind in ("move", "lift") and self.board[square - 1] != colour:
             return f"square {square} does not hold your chip"
         if kind == "lift" and self.counts()[colour - 1] < 2:
@@ -462,7 +472,8 @@ class CtorState(KernelState):
         counts = self.counts()
         phase = ("secret", "opening", "regular", "over")[int(self.buf[K.M_PHASE])]
         return {
-            "game": game.name, "spec": game.spec, "seat": seat, "seats": list(game.seat_names),
+            "game": game.name, "spec": game.public_spec, "seat": seat,
+            "seats": list(game.seat_names),
             "field": self.field_rows(),
             "counts": {game.colours[t]: counts[t] for t in (0, 1)},
             "phase": "over" if over else phase,
@@ -494,8 +505,9 @@ class CtorState(KernelState):
                     texts[i] = f"{name}:?"
         picks = [i for i, a in enumerate(self.history) if 7 * self.game.P < a <
                  self.game.num_actions]
+        count = int(self.game.cfg[K.C_SECRETS])
         for i in picks:
-            picker = 0 if picks.index(i) < 5 else 1
+            picker = 0 if picks.index(i) < count else 1
             picker = picker if self.game.cfg[K.C_FIRST] == 0 else 1 - picker
             if picker != team:
                 texts[i] = "secret ?"
