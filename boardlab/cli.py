@@ -119,11 +119,11 @@ def cmd_bench(args) -> int:
 
     specs = args.specs or default_specs()
     print(f"random playouts, one thread, median of {args.runs} runs of ~{args.seconds:g} s")
-    print(f"{'game':<26} {'playouts/s':>12} {'moves/s':>12} {'mean length':>12}"
+    print(f"{'game':<40} {'playouts/s':>12} {'moves/s':>12} {'mean length':>12}"
           f"{'  api moves/s' if args.api else ''}")
     for spec in specs:
         result = bench_kernel(spec, seconds=args.seconds, runs=args.runs)
-        line = (f"{spec:<26} {result['playouts_per_s']:>12,.0f} "
+        line = (f"{spec:<40} {result['playouts_per_s']:>12,.0f} "
                 f"{result['moves_per_s']:>12,.0f} {result['mean_length']:>12.1f}")
         if args.api:
             line += f"  {bench_api(spec, seconds=args.seconds)['api_moves_per_s']:>11,.0f}"
