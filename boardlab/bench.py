@@ -55,3 +55,21 @@ def bench_api(spec: str, seconds: float = 1.0, seed: int = 1) -> dict:
             state.apply(rng.choice(state.legal_actions()))
             moves += 1
     return {"spec": game.spec, "api_moves_per_s": moves / (time.perf_counter() - start)}
+
+
+def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int = 3,
+                 seed: int = 1) -> dict:
+    """Median simulations per second of a search agent from the initial position."""
+    from .agents import make_agent
+
+    game = make(spec)
+    rates = []
+    for run in range(runs):
+        state = game.new_initial_state(seed=seed + run)
+        seat = state.acting_seats()[0]
+        searcher = make_agent(f"{agent}(time={seconds},iterations=0,reuse=false)", game, seat,
+                              seed=seed + run)
+        start = time.perf_counter()
+        searcher.act(state.view(seat))
+        rates.append(searcher.iterations_done / (time.perf_counter() - start))
+    return {"spec": spec, "agent": agent, "sims_per_s": statistics.median(rates), "runs": runs}

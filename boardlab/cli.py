@@ -115,9 +115,16 @@ def cmd_play(args, extra) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import bench_api, bench_kernel, default_specs
+    from .bench import bench_api, bench_kernel, bench_search, default_specs
 
     specs = args.specs or default_specs()
+    if args.search:
+        print(f"{args.search} simulations per second from the initial position, one thread, "
+              f"median of {args.runs} runs of {args.seconds:g} s")
+        for spec in specs:
+            result = bench_search(spec, args.search, seconds=args.seconds, runs=args.runs)
+            print(f"{spec:<40} {result['sims_per_s']:>12,.0f}", flush=True)
+        return 0
     print(f"random playouts, one thread, median of {args.runs} runs of ~{args.seconds:g} s")
     print(f"{'game':<40} {'playouts/s':>12} {'moves/s':>12} {'mean length':>12}"
           f"{'  api moves/s' if args.api else ''}")
@@ -128,6 +135,23 @@ def cmd_bench(args) -> int:
         if args.api:
             line += f"  {bench_api(spec, seconds=args.seconds)['api_moves_per_s']:>11,.0f}"
         print(line, flush=True)
+    return 0
+
+
+def cmd_duel(args) -> int:
+    from .arena import duel
+
+    def progress(done, total, points):
+        print(f"\r{done}/{total} games, {args.a} {points:g} points", end="", file=sys.stderr,
+              flush=True)
+
+    result = duel(args.spec, args.a, args.b, args.games, seed=args.seed, jobs=args.jobs,
+                  progress=progress)
+    print(file=sys.stderr)
+    low, high = result["interval"]
+    print(f"{result['spec']}: {args.a} vs {args.b}: {result['points']:g}/{result['games']} "
+          f"= {100 * result['rate']:.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%), "
+          f"{result['mean_actions']:.0f} actions a game")
     return 0
 
 
@@ -163,6 +187,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--runs", type=int, default=5)
     bench.add_argument("--seconds", type=float, default=1.0, help="length of one run")
     bench.add_argument("--api", action="store_true", help="also time the Python protocol")
+    bench.add_argument("--search", metavar="AGENT", help="measure a search agent's "
+                       "simulations/s instead, e.g. --search mcts")
+    duel = sub.add_parser("duel", help="agent A against agent B, seats alternating, with "
+                          "a 95%% interval (a long run, not a test)")
+    duel.add_argument("spec", help="game spec, e.g. 'carteso(size=9)'")
+    duel.add_argument("a", help="agent A, e.g. 'mcts(time=1)'")
+    duel.add_argument("b", help="agent B, e.g. random")
+    duel.add_argument("--games", type=int, default=20)
+    duel.add_argument("--seed", type=int, default=1)
+    duel.add_argument("--jobs", type=int, default=1, help="games played in parallel")
     return parser
 
 
@@ -175,7 +209,7 @@ def main(argv=None) -> int:
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         handler = {"games": cmd_games, "agents": cmd_agents, "replay": cmd_replay,
-                   "show": cmd_show, "bench": cmd_bench}[args.command]
+                   "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel}[args.command]
         return handler(args)
     except BoardlabError as error:
         print(f"boardlab: error: {error}", file=sys.stderr)

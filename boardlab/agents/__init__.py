@@ -4,6 +4,9 @@ Agents are named by spec strings like games (``random``, later
 ``mcts(time=1)``) and made with :func:`make_agent`.
 """
 from .base import Agent, agents, make_agent, register_agent
+from .greedy import GreedyAgent
+from .mcts import ISMCTS, MCTS
 from .random_agent import RandomAgent
 
-__all__ = ["Agent", "agents", "make_agent", "register_agent", "RandomAgent"]
+__all__ = ["Agent", "agents", "make_agent", "register_agent", "GreedyAgent", "ISMCTS", "MCTS",
+           "RandomAgent"]

@@ -115,6 +115,24 @@ class State:
         """What ``seat`` may know (``None``: a spectator), as plain JSON data."""
         raise NotImplementedError
 
+    def heuristic(self, seat: int) -> float:
+        """A quick estimate in [-1, 1] of how well ``seat`` stands (for greedy play)."""
+        return 0.0
+
+    def rollout(self, seed: int, max_turns: int | None = None) -> list[float]:
+        """Returns per seat after random play from here to the end (for search).
+
+        Games with a compiled kernel override this with a fast playout. The
+        state itself is not changed.
+        """
+        import random
+        rng, state = random.Random(seed), self.clone()
+        while not state.is_terminal():
+            seat = rng.choice(state.acting_seats())
+            action = rng.choice(state.legal_actions_for(seat))
+            state.apply(action, seat=seat)
+        return state.returns()
+
     def summary(self) -> dict:
         """A JSON-ready description of the position (the ``replay`` output)."""
         raise NotImplementedError

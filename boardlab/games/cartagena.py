@@ -461,6 +461,30 @@ class CartagenaState(KernelState):
             return self._returns()
         return super().returns()
 
+    def heuristic(self, seat: int) -> float:
+        """Progress: own token positions (plus a little for cards held) against the best rival."""
+        def progress(p):
+            finished, positions = self.ranking_key(p)
+            return positions + 0.5 * int(self.hand(p).sum())
+
+        scale = self.game.options["tokens"] * (self.game.L + 1)
+        best_rival = max(progress(p) for p in range(self.game.num_seats) if p != seat)
+        return max(-1.0, min(1.0, (progress(seat) - best_rival) / scale))
+
+    def rollout(self, seed: int, max_turns: int | None = None) -> list[float]:
+        """Random play to the end, or for ``max_turns`` more turns, then ranked (K-A7)."""
+        other = self.clone()
+        cfg = self.game.cfg
+        if max_turns is not None:
+            cfg = cfg.copy()
+            cfg[K.C_MAX_TURNS] = min(cfg[K.C_MAX_TURNS], int(self.buf[K.M_TURNS]) + max_turns)
+        if not other.is_terminal():
+            K.seed_rng(other.buf, seed)
+            K.playout(other.buf, cfg, seed)
+            if other.buf[K.M_OVER] == 0:
+                other.buf[K.M_OVER] = K.OVER_CAP
+        return other.returns()
+
     def end_reason(self) -> str | None:
         if self.resigned is not None:
             return "resignation"

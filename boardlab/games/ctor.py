@@ -444,6 +444,20 @@ class CtorState(KernelState):
         return [-1.0 if self.game.team_of(s) == team else 1.0
                 for s in range(self.game.num_seats)]
 
+    def heuristic(self, seat: int) -> float:
+        """Chips ahead of the other team, scaled to [-1, 1]."""
+        a, b = self.counts()
+        margin = a - b if self.game.team_of(seat) == 0 else b - a
+        return margin / self.game.P
+
+    def rollout(self, seed: int, max_turns: int | None = None) -> list[float]:
+        if self._team_round() is not None:
+            return super().rollout(seed)
+        other = self.clone()
+        K.playout(other.buf, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
+                  seed)
+        return other.returns()
+
     def end_reason(self):
         if self.resigned is not None:
             return "resignation"

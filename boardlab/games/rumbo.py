@@ -76,6 +76,9 @@ class RumboState(TerritoryState):
     def _over(self) -> bool:
         return self.buf[K.M_NEMPTY] == 0
 
+    def _play_out(self, seed: int) -> None:
+        K.playout(self.buf, self.game.n, self.topo.nbr, self.topo.degree, seed)
+
 
 @register
 class Rumbo(TerritoryGame):

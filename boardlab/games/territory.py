@@ -256,6 +256,42 @@ class TerritoryState(KernelState):
         return (2 * int(self.buf[k.M_SCORE_V]) + bonus[0],
                 2 * int(self.buf[k.M_SCORE_H]) + (self.komi_half or 0) + bonus[1])
 
+    def _play_out(self, seed: int) -> None:
+        """Random play to the end in place (the kernel's playout policy; no history)."""
+        raise NotImplementedError
+
+    def rollout(self, seed: int, max_turns=None) -> list[float]:
+        if self.phase() != "play":
+            return super().rollout(seed)
+        other = self.clone()
+        other._play_out(seed)
+        return other.returns()
+
+    def pregame_action(self, seed: int, samples: int = 400) -> int | None:
+        """In the komi phase: propose the mean margin of random games (Vertical's lead
+        with komi 0), in half points; elsewhere None (search decides)."""
+        if self.phase() != "komi":
+            return None
+        margins = []
+        for i in range(samples):
+            probe = self.clone()
+            probe.komi_half, probe.chosen = 0, True
+            probe._play_out(seed + i)
+            v, h = probe.scores_half()
+            margins.append(v - h)
+        P = self.game.points
+        fair = max(-2 * P, min(2 * P, round(sum(margins) / len(margins))))
+        return self.game.komi_action(fair)
+
+    def heuristic(self, seat: int) -> float:
+        """Claimed points (komi and button included) ahead, scaled to [-1, 1]."""
+        if not self.chosen:
+            return 0.0
+        v, h = self.scores_half()
+        side = self.seat_of_side.index(seat)
+        margin = (v - h) if side == 0 else (h - v)
+        return max(-1.0, min(1.0, margin / (2 * self.game.points)))
+
     def winner_side(self) -> int | None:
         """0 or 1 at the end if someone won, None for a draw or a running game."""
         if not self.is_terminal():

@@ -1,0 +1,27 @@
+"""One-ply greedy play on the game's own heuristic (``State.heuristic``)."""
+from __future__ import annotations
+
+from .base import Agent, register_agent
+from .search_state import state_from_view
+
+
+@register_agent
+class GreedyAgent(Agent):
+    """Tries every legal action once and keeps the best by the game's heuristic."""
+
+    name = "greedy"
+    description = "one ply ahead, by each game's heuristic (claimed points, progress, chips)"
+
+    def act(self, view: dict, budget: dict | None = None) -> int:
+        state = state_from_view(self.game, view, self.rng)
+        best, best_value = [], None
+        for action in view["legal_actions"]:
+            child = state.clone()
+            child.apply(action, seat=self.seat)
+            value = child.returns()[self.seat] * 2 if child.is_terminal() else \
+                child.heuristic(self.seat)
+            if best_value is None or value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return self.rng.choice(best)

@@ -1,0 +1,169 @@
+"""Monte Carlo tree search for any registered game.
+
+UCT with one value per seat (max^n: each node picks the child best for the
+seat that acts there, so several players and teams need no sign flips),
+random-rollout evaluation through the game's fast kernel
+(``State.rollout``), time and/or iteration budgets, and reuse of the tree
+between moves. ``ismcts`` is single-observer information-set MCTS: every
+iteration samples a new state consistent with the agent's view and walks
+one shared tree of action sequences, counting how often each action was
+available (its UCB uses that count).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from ..core.options import Option
+from .base import Agent, register_agent
+from .search_state import state_from_view
+
+LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
+          3: dict(time=0.3, iterations=0), 4: dict(time=1.0, iterations=0),
+          5: dict(time=3.0, iterations=0)}
+
+
+class Node:
+    """Statistics of one tree node; ``stats[a] = [visits, value, available]``."""
+
+    __slots__ = ("mover", "children", "stats", "visits")
+
+    def __init__(self, mover):
+        self.mover = mover
+        self.children: dict[int, Node] = {}
+        self.stats: dict[int, list] = {}
+        self.visits = 0
+
+    def select(self, legal, c, rng):
+        """An untried legal action, else the best by UCB among the legal ones."""
+        untried = [a for a in legal if a not in self.stats]
+        if untried:
+            return rng.choice(untried)
+        best, best_score = None, -math.inf
+        for action in legal:
+            visits, value, available = self.stats[action]
+            score = value / visits + c * math.sqrt(math.log(max(available, 1)) / visits)
+            if score > best_score:
+                best, best_score = action, score
+        return best
+
+    def best_action(self):
+        return max(self.stats, key=lambda a: (self.stats[a][0], self.stats[a][1]))
+
+
+def _mover(state):
+    seats = state.acting_seats()
+    return seats[0] if seats else None
+
+
+class MCTSAgent(Agent):
+    """UCT over states rebuilt from the view (exact for perfect information)."""
+
+    name = "mcts"
+    description = "Monte Carlo tree search (UCT, per-seat values, kernel rollouts)"
+    resample = False
+    declared_options = (
+        Option("time", float, 0.0, "seconds per move (0: no time limit)", minimum=0),
+        Option("iterations", int, 1000, "simulations per move (0: no limit)", minimum=0),
+        Option("c", float, 1.4, "exploration constant of UCB", minimum=0),
+        Option("rollout_turns", int, 60, "turns a rollout may play before it is ranked "
+               "(games with long random play, e.g. Cartagena)", minimum=1),
+        Option("reuse", bool, True, "keep the subtree of the moves actually played"),
+        Option("level", int, 0, "1 (weak) .. 5 (strong): sets time/iterations; 0: use them",
+               minimum=0, maximum=5),
+    )
+
+    def __init__(self, game, seat, seed=None, **options):
+        super().__init__(game, seat, seed=seed, **options)
+        if self.options["level"]:
+            self.options.update(LEVELS[self.options["level"]])
+        if not self.options["time"] and not self.options["iterations"]:
+            self.options["iterations"] = 1000
+        self.root, self.root_history = None, None
+        self.iterations_done = 0
+
+    # The move ------------------------------------------------------------------------
+    def act(self, view: dict, budget: dict | None = None) -> int:
+        legal = view["legal_actions"]
+        if len(legal) == 1:
+            return legal[0]
+        base = state_from_view(self.game, view, self.rng)
+        hint = getattr(base, "pregame_action", None)
+        if hint is not None:
+            action = hint(self.rng.randrange(2**31))
+            if action is not None:
+                return action
+        budget = {**{k: self.options[k] for k in ("time", "iterations")}, **(budget or {})}
+        root = self._root(view)
+        deadline = time.perf_counter() + budget["time"] if budget.get("time") else None
+        limit = budget.get("iterations") or 0
+        done = 0
+        while True:
+            state = state_from_view(self.game, view, self.rng) if self.resample and done \
+                else base.clone()
+            self._iterate(root, state)
+            done += 1
+            if limit and done >= limit or deadline and time.perf_counter() >= deadline:
+                break
+        self.iterations_done = done
+        stats = {a: s for a, s in root.stats.items() if a in legal}
+        return max(stats, key=lambda a: (stats[a][0], stats[a][1])) if stats else \
+            self.rng.choice(legal)
+
+    def _root(self, view):
+        history = view["history"]
+        node = None
+        if self.options["reuse"] and self.root is not None and \
+                history[:len(self.root_history)] == self.root_history:
+            node = self.root
+            for text in history[len(self.root_history):]:
+                node = node.children.get(("text", text)) if node else None
+        if node is None:
+            node = Node(self.seat)
+        self.root, self.root_history = node, list(history)
+        return node
+
+    def _iterate(self, root, state):
+        c, rng = self.options["c"], self.rng
+        path, node = [], root
+        while not state.is_terminal():
+            mover = _mover(state)
+            legal = state.legal_actions_for(mover)
+            for action in legal:
+                if action in node.stats:
+                    node.stats[action][2] += 1
+            action = node.select(legal, c, rng)
+            expanding = action not in node.stats
+            if expanding:
+                node.stats[action] = [0, 0.0, 1]
+            text = state.action_to_string(action)
+            state.apply(action, seat=mover)
+            path.append((node, action, mover))
+            child = node.children.get(action)
+            if child is None:
+                child = node.children[action] = Node(_mover(state))
+                node.children[("text", text)] = child
+            node = child
+            if expanding:
+                break
+        returns = state.returns() if state.is_terminal() else \
+            state.rollout(rng.randrange(2**31), self.options["rollout_turns"])
+        for node, action, mover in path:
+            entry = node.stats[action]
+            entry[0] += 1
+            entry[1] += returns[mover]
+            node.visits += 1
+
+
+@register_agent
+class MCTS(MCTSAgent):
+    __doc__ = MCTSAgent.__doc__
+
+
+@register_agent
+class ISMCTS(MCTSAgent):
+    """Single-observer information-set MCTS: a new determinization every iteration."""
+
+    name = "ismcts"
+    description = "information-set MCTS: resamples hidden cards/squares every iteration"
+    resample = True
