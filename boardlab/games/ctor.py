@@ -200,6 +200,66 @@ class Ctor(Game):
     def new_initial_state(self, seed=None) -> "CtorState":
         return CtorState(self)
 
+    def determinize(self, view: dict, seed: int) -> "CtorState":
+        """A full state consistent with ``view``, for search.
+
+        The other team's unrevealed secret squares are drawn among the squares
+        it could still hold: not revealed, and not a square where the viewer's
+        team ended a chip in a finished turn (that would have flipped it).
+        Team mates' choices in the open sub-round are left out: they choose
+        again in the sampled state.
+        """
+        history = [t for t in view["history"] if not t.endswith(":?")]
+        hidden = [i for i, t in enumerate(history) if t == "secret ?"]
+        if not hidden:
+            return self._replay(history)
+        other = 1 - self.team_of(view["seat"])
+        revealed = view["revealed_secret_squares"][self.colours[other]]
+        cleared = self._cleared_squares(history, hidden, revealed, 1 - other)
+        rng = np.random.default_rng(seed)
+        allowed = [q for q in range(1, self.P + 1) if q not in cleared and q not in revealed]
+        drawn = [int(q) for q in rng.choice(allowed, size=len(hidden) - len(revealed),
+                                            replace=False)]
+        squares = list(revealed) + drawn
+        rng.shuffle(squares)
+        for i, square in zip(hidden, squares):
+            history[i] = f"secret {square}"
+        return self._replay(history)
+
+    def _cleared_squares(self, history, hidden, revealed, team) -> set[int]:
+        """Squares where ``team`` ended a chip in a finished turn of ``history``.
+
+        Replays with stand-in picks whose marks are then reset, so that only
+        the ``revealed`` squares act (as they did in the real game).
+        """
+        texts = list(history)
+        taken = {int(t.split()[1]) for t in texts if t.startswith("secret ") and t[7:].isdigit()}
+        spare = (q for q in range(1, self.P + 1) if q not in taken)
+        for i in hidden:
+            texts[i] = f"secret {next(spare)}"
+        state = self.new_initial_state()
+        cleared, arrived, turn, reset = set(), set(), None, False
+        for text in texts:
+            if not reset and state.buf[K.M_PHASE] != K.PH_SECRET:
+                marks = state._arr(K.A_SECRET + 1 - team)
+                marks[:] = 0
+                marks[[q - 1 for q in revealed]] = 1
+                reset = True
+            if int(state.buf[K.M_TURNS]) != turn:
+                cleared |= arrived
+                arrived, turn = set(), int(state.buf[K.M_TURNS])
+            word = text.split(":")[-1].strip()
+            if int(state.buf[K.M_TEAM]) == team and word.split()[0] in ("put", "land", "move"):
+                arrived.add(int(word.replace(">", " ").split()[-1]))
+            state.play(text)
+        return cleared
+
+    def _replay(self, texts) -> "CtorState":
+        state = self.new_initial_state()
+        for text in texts:
+            state.play(text)
+        return state
+
     def bench_playouts(self, count: int, seed: int) -> int:
         state = self.new_initial_state()
         return K.playouts(state.buf, self.cfg, self.topology.nbr, self.topology.diag, count,
