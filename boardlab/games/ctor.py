@@ -428,10 +428,31 @@ class CtorState(KernelState):
             return f"square {square} has fewer than 5 of your chips around it"
         return "not legal now"
 
-    def _decode(self, action: int):
+    def history_text(self) -> list[str]:
+        """Every action in notation, in one pass (no replay): a put that follows
+        its player's two lifts is the Landing's ``land``."""
+        size, names = self.game.num_actions, self.game.seat_names
+        lifts: dict = {}
+        texts = []
+        for entry in self.history:
+            if entry == RESIGN:
+                texts.append("resign")
+                continue
+            seat, action = divmod(entry, size) if entry >= size else (0, entry)
+            key = seat - 1 if entry >= size else None
+            kind, square, target = self._decode(action, landing=lifts.get(key, 0) == 2)
+            lifts[key] = lifts.get(key, 0) + 1 if kind == "lift" else 0
+            text = f"move {square}>{target}" if kind == "move" else \
+                kind if kind == "end" else f"{kind} {square}"
+            texts.append(f"{names[seat - 1]}:{text}" if entry >= size else text)
+        return texts
+
+    def _decode(self, action: int, landing: bool | None = None):
         P = self.game.P
+        if landing is None:
+            landing = self.buf[K.M_LIFTS] == 2
         if action < P:
-            return ("land" if self.buf[K.M_LIFTS] == 2 else "put"), action + 1, None
+            return ("land" if landing else "put"), action + 1, None
         if action < 5 * P:
             x, d = divmod(action - P, 4)
             return "move", x + 1, int(self.game.topology.nbr[x, d]) + 1
@@ -682,7 +703,7 @@ class TeamRound:
         size = len(self.members)
         team_left = [int(buf[K.M_PUT]), int(buf[K.M_MOVE]), int(buf[K.M_LAND])]
         return [max(0, min(-(-q // size) - u, left))
-                for q, u, left in zip(self.game.quota, self.used[seat], team_left)]
+                for q, u, left in zip(self.game.quotas[self.team], self.used[seat], team_left)]
 
     def complete(self, seat) -> bool:
         actions = self.pending[seat]
