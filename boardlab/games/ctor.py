@@ -91,14 +91,13 @@ class Ctor(Game):
     description = "teams on a torus: put, move, land and replace chips to own the most squares"
     declared_options = OPTIONS
     bench_specs = ("ctor(size=8)", "ctor(size=10,teams=3v3)")
-    conformance_specs = ("ctor(size=8)", "ctor(size=10)", "ctor(size=8,teams=2v2)",
-                         "ctor(size=10,teams=3v3)", "ctor(size=8,teams=1v2)",
-                         "ctor(size=10,teams=2v3,secret_squares=true)",
-                         "ctor(size=8,secret_squares=true)",
-                         "ctor(size=8,secret_squares=true,teams=3v3,end_check=end_of_turn)",
-                         "ctor(size=8,teams=2v2,team_protocol=simultaneous)",
-                         "ctor(size=10,teams=2v3,team_protocol=simultaneous,"
-                         "secret_squares=true)")
+    conformance_specs = tuple(
+        f"ctor(size={size},teams={teams}{',secret_squares=true' if secret else ''})"
+        for size in (8, 10) for teams in ("1v1", "2v2", "3v3", "1v2", "2v3")
+        for secret in (False, True)) + (
+        "ctor(size=8,teams=2v2,team_protocol=simultaneous)",
+        "ctor(size=10,teams=2v3,team_protocol=simultaneous,secret_squares=true)",
+        "ctor(size=8,secret_squares=true,teams=3v3,end_check=end_of_turn)")
 
     def validate(self):
         o = self.options
