@@ -35,25 +35,30 @@ def _options_from_args(extra: list[str]) -> dict:
     return options
 
 
+def _print_options(declared) -> None:
+    for option in declared:
+        default = "depends on other options" if callable(option.default) else option.default
+        if isinstance(default, bool):
+            default = "true" if default else "false"
+        shown = f"'{default}'" if default == "" else default
+        tag = "set-up, " if option.analysis else ""
+        print(f"  {option.name} ({tag}{option.allowed()}, default {shown})")
+        print(f"      {option.help}")
+
+
 def cmd_games(args) -> int:
     for cls in games():
         print(f"{cls.name}: {cls.description}")
-        for option in cls.declared_options:
-            default = "depends" if callable(option.default) else option.default
-            if isinstance(default, bool):
-                default = "true" if default else "false"
-            tag = " [set-up]" if option.analysis else ""
-            print(f"  {option.name:<14} {option.allowed():<16} default {default!s:<9} "
-                  f"{option.help}{tag}")
+        _print_options(cls.declared_options)
+        print()
     return 0
 
 
 def cmd_agents(args) -> int:
     for cls in agent_registry.agents():
         print(f"{cls.name}: {cls.description}")
-        for option in cls.declared_options:
-            print(f"  {option.name:<14} {option.allowed():<16} default {option.default}  "
-                  f"{option.help}")
+        _print_options(cls.declared_options)
+        print()
     return 0
 
 
