@@ -128,6 +128,8 @@ class MCTSAgent(Agent):
         path, node = [], root
         while not state.is_terminal():
             mover = _mover(state)
+            if node is root and self.seat in state.acting_seats():
+                mover = self.seat                # several act at once: search for itself
             legal = state.legal_actions_for(mover)
             for action in legal:
                 if action in node.stats:

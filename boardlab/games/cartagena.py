@@ -582,6 +582,7 @@ class CartagenaState(KernelState):
             for _ in range(view["hand_sizes"][name]):
                 hand[pool.pop()] += 1
         rest = pool[:max(0, view["pile_size"] - len(face_up))]
+        state._part("pile", game.deck_size)[:] = 0          # no trace of a set-up deck
         state._set_pile(face_up + rest)
         state.buf[K.M_ROW_LEFT] = len(face_up)
         state.buf[K.M_TO_MOVE] = names.index(view["to_move"]) if view["to_move"] else 0

@@ -1,0 +1,707 @@
+"""Agents (boardlab.agents): random, greedy, mcts, ismcts.
+
+1. Every agent plays every registered game (each Game class's
+   ``conformance_specs`` plus the small configurations below) against random
+   opponents, from different seats, returning only actions of
+   ``view["legal_actions"]``; the game reaches its end. Long games cap the
+   agent's own moves (``MAX_AGENT_MOVES``) and are finished by random play.
+2. ``act`` changes neither the view it gets nor the real state.
+3. Iteration budgets are deterministic: same spec, seed and view, same action.
+4. No hidden information: a determinized Cartagena state never reproduces a
+   stacked pile, does not depend on what the viewer cannot see, and an agent's
+   action is the same for two real states that give the same view.
+5. Listing, options and errors.
+6. MCTS finds an obvious win (Carteso, Rumbo, Cartagena K11-like set-ups).
+7. The komi/side pre-game with ``komi_protocol=bid``.
+
+Game-playing bodies run in a forked child with a time limit (``isolated``):
+the compiled kernels cannot be interrupted.
+"""
+from __future__ import annotations
+
+import copy
+import random
+import time
+
+import numpy as np
+import pytest
+from isolation import isolated, progress
+
+import boardlab
+import boardlab.agents
+from boardlab.agents import agents, make_agent
+from boardlab.agents.search_state import state_from_view
+from boardlab.core.errors import UnknownAgentError
+from boardlab.core.game import Game, State
+
+AGENT_SPECS = ("random", "greedy", "mcts(iterations=20)", "ismcts(iterations=20)",
+               "mcts(level=1)")
+SEARCH_SPECS = AGENT_SPECS[1:]
+MAX_AGENT_MOVES = 25  # the agent's own moves per game; random play finishes long games
+AGENT_SECONDS = 1.0   # ... and no more after this much search time (once it made 3 moves)
+
+# The configurations of the brief, on top of every game's conformance_specs.
+EXTRA_SPECS = (
+    "carteso(size=5)", "carteso(size=5,button=false)", "carteso(size=5,komi_protocol=bid)",
+    "rumbo(size=4)", "rumbo(size=4,komi_protocol=bid)",
+    "cartagena(profile=basic)", "cartagena(profile=basic,players=3)",
+    "cartagena(profile=advanced,players=4)", "cartagena(profile=original,players=5)",
+    "cartagena(profile=original,players=3,visibility=tortuga)",
+    "ctor(size=8)", "ctor(size=8,teams=2v2)", "ctor(size=8,teams=2v3)",
+    "ctor(size=8,secret_squares=true)", "ctor(size=8,teams=2v3,secret_squares=true)",
+    "ctor(size=8,teams=2v2,team_protocol=simultaneous)",
+    "ctor(size=8,teams=2v3,team_protocol=simultaneous)",
+)
+
+
+def game_specs():
+    """Every registered game's conformance specs, then the extra ones (by canonical spec)."""
+    specs, seen = [], set()
+    for cls in boardlab.games():
+        for spec in tuple(getattr(cls, "conformance_specs", (cls.name,))) + tuple(
+                s for s in EXTRA_SPECS if boardlab.parse_spec(s)[0] == cls.name):
+            canonical = boardlab.make(spec).spec
+            if canonical not in seen:
+                seen.add(canonical)
+                specs.append(spec)
+    return specs
+
+
+GAME_SPECS = game_specs()
+
+# A few configurations of every kind (bidding, hidden cards, teams, secret squares,
+# simultaneous commits) for the slower checks.
+SAMPLE_SPECS = ("carteso(size=5)", "carteso(size=5,komi_protocol=bid)", "rumbo(size=4)",
+                "cartagena(profile=basic,players=3)",
+                "cartagena(profile=original,players=4,visibility=tortuga)",
+                "ctor(size=8,teams=2v2)", "ctor(size=8,secret_squares=true)",
+                "ctor(size=8,teams=2v2,team_protocol=simultaneous)")
+
+
+def _warm_up():
+    """Load the compiled kernels once in the parent, so that forked tests start fast."""
+    try:
+        for spec in ("carteso(size=5)", "rumbo(size=4)", "cartagena",
+                     "ctor(size=8,teams=2v2,team_protocol=simultaneous)"):
+            game = boardlab.make(spec)
+            state = game.new_initial_state(seed=1)
+            make_agent("mcts(iterations=5)", game, 0, seed=1).act(state.view(0))
+            rng = random.Random(1)
+            for _ in range(60):
+                if state.is_terminal():
+                    break
+                seat = rng.choice(state.acting_seats())
+                state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+    except boardlab.BoardlabError:
+        pass
+
+
+_warm_up()
+
+
+# Helpers -------------------------------------------------------------------------------------
+
+def random_step(state, rng):
+    """One random action of a random acting seat."""
+    seat = rng.choice(state.acting_seats())
+    state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+
+
+def acting_seats_of(game, actions=150, seed=0):
+    """The seats that act in the first ``actions`` actions of a random game (sorted)."""
+    state, rng, seats = game.new_initial_state(seed=seed), random.Random(seed), set()
+    for _ in range(actions):
+        if state.is_terminal():
+            break
+        seats.update(state.acting_seats())
+        random_step(state, rng)
+    return sorted(seats)
+
+
+def positions(spec, plies=(0, 3, 12, 40), seed=3, every_seat=True):
+    """(state, seat) pairs along a random game: the acting seats after each ply count."""
+    game = boardlab.make(spec)
+    state, rng, done, out = game.new_initial_state(seed=seed), random.Random(seed), 0, []
+    for target in plies:
+        while done < target and not state.is_terminal():
+            random_step(state, rng)
+            done += 1
+        if state.is_terminal():
+            break
+        seats = state.acting_seats()
+        out.extend((state.clone(), seat) for seat in (seats if every_seat else seats[-1:]))
+    return game, out
+
+
+def frozen(state):
+    """Everything about a state (hidden parts included), to check that nothing changed."""
+    round_ = getattr(state, "round", None)
+    return (state.buf.tobytes() if hasattr(state, "buf") else None, list(state.history),
+            state.resigned, repr(round_.__dict__) if round_ is not None else None,
+            state.summary())
+
+
+def is_legal_int(action, legal):
+    return isinstance(action, int) and not isinstance(action, bool) and action in legal
+
+
+# 1. Legal complete games ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", GAME_SPECS)
+@pytest.mark.parametrize("agent_spec", AGENT_SPECS)
+@isolated(timeout=60)
+def test_agent_plays_legal_complete_games_against_random(agent_spec, spec):
+    game = boardlab.make(spec)
+    candidates = acting_seats_of(game)
+    index = AGENT_SPECS.index(agent_spec) + GAME_SPECS.index(spec)
+    seat = candidates[index % len(candidates)]  # different seats across the matrix
+    state = game.new_initial_state(seed=index)
+    agent = make_agent(agent_spec, game, seat, seed=index)
+    others = {s: make_agent("random", game, s, seed=100 + s) for s in range(game.num_seats)}
+    rng = random.Random(index)
+    acted = steps = 0
+    searched = 0.0
+    while not state.is_terminal():
+        assert steps <= game.max_game_length, "the game does not end"
+        acting = state.acting_seats()
+        assert acting, f"no seat acts in a running game after {steps} actions"
+        mover = rng.choice(acting)
+        steps += 1
+        if acted >= MAX_AGENT_MOVES or acted >= 3 and searched >= AGENT_SECONDS:
+            # The agent is done: finish at random, quickly (views are slow to build).
+            state.apply(rng.choice(state.legal_actions_for(mover)), seat=mover)
+            continue
+        view = state.view(mover)
+        legal = list(view["legal_actions"])
+        assert legal, f"{game.seat_names[mover]} acts but its view has no legal actions"
+        if mover != seat:
+            state.apply(others[mover].act(view), seat=mover)
+            continue
+        progress(f"{agent_spec} as {game.seat_names[seat]} on {spec}: agent move {acted}, "
+                 f"action {steps}")
+        start = time.perf_counter()
+        action = agent.act(view)
+        searched += time.perf_counter() - start
+        acted += 1
+        assert is_legal_int(action, legal), \
+            f"{agent_spec} returned {action!r}, not one of {legal} (action {steps})"
+        state.apply(action, seat=mover)
+    assert acted > 0, f"the agent at {game.seat_names[seat]} never acted"
+    returns = state.returns()
+    assert len(returns) == game.num_seats and all(r in (-1.0, 0.0, 1.0) for r in returns)
+
+
+@isolated(timeout=60)
+def test_mcts_plays_every_seat_of_a_small_game_to_the_end():
+    for spec in ("carteso(size=4,button=false,komi=0.5)", "rumbo(size=4,komi=0.5)",
+                 "cartagena(profile=basic,players=3)"):
+        game = boardlab.make(spec)
+        for seat in range(game.num_seats):
+            state = game.new_initial_state(seed=seat)
+            players = {s: make_agent("mcts(iterations=20)" if s == seat else "random", game, s,
+                                     seed=s) for s in range(game.num_seats)}
+            while not state.is_terminal():
+                mover = state.current_player()
+                view = state.view(mover)
+                action = players[mover].act(view)
+                assert is_legal_int(action, view["legal_actions"])
+                state.apply(action)
+
+
+# 2. Agents change nothing ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", SAMPLE_SPECS)
+@pytest.mark.parametrize("agent_spec", AGENT_SPECS)
+@isolated(timeout=60)
+def test_act_changes_neither_the_view_nor_the_state(agent_spec, spec):
+    game, found = positions(spec)
+    assert found
+    for i, (state, seat) in enumerate(found):
+        view = state.view(seat)
+        before_view, before_state = copy.deepcopy(view), frozen(state)
+        agent = make_agent(agent_spec, game, seat, seed=i)
+        progress(f"position {i}, seat {seat}")
+        action = agent.act(view)
+        assert is_legal_int(action, view["legal_actions"])
+        assert view == before_view, "act() changed the view it was given"
+        assert frozen(state) == before_state, "act() changed the real state"
+        assert state.view(seat) == before_view
+
+
+# 3. Determinism -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", SAMPLE_SPECS)
+@isolated(timeout=60)
+def test_same_spec_seed_and_view_give_the_same_action(spec):
+    game, found = positions(spec, plies=(0, 6, 25), every_seat=False)
+    for agent_spec in AGENT_SPECS:
+        for i, (state, seat) in enumerate(found):
+            view = state.view(seat)
+            first = make_agent(agent_spec, game, seat, seed=40 + i).act(copy.deepcopy(view))
+            again = make_agent(agent_spec, game, seat, seed=40 + i).act(copy.deepcopy(view))
+            assert first == again, f"{agent_spec} at position {i}: {first} then {again}"
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=5)", "cartagena(profile=advanced,players=3)",
+                                  "ctor(size=8,teams=2v2)"])
+@isolated(timeout=60)
+def test_a_whole_seeded_game_between_search_agents_repeats(spec):
+    def play():
+        game = boardlab.make(spec)
+        state = game.new_initial_state(seed=5)
+        players = [make_agent("mcts(iterations=15)" if s % 2 == 0 else "ismcts(iterations=15)",
+                              game, s, seed=s) for s in range(game.num_seats)]
+        for _ in range(60):
+            if state.is_terminal():
+                break
+            mover = state.current_player()
+            state.apply(players[mover].act(state.view(mover)))
+        return list(state.history)
+
+    assert play() == play()
+
+
+# 4. No hidden information (Cartagena) ---------------------------------------------------------
+
+TRACK = "HCDSCHSHCSCDHDSD"
+STACKED = "HCDSSDCHHSDCCHSDDSHCSCHDHDCSSC"  # 30 cards, top first; seats are dealt 3 each
+
+
+def stacked_game(deck=STACKED, **options):
+    return boardlab.make("cartagena", profile="basic", players=2, track=TRACK, deck=deck,
+                         first_player=0, **options)
+
+
+def scripted(state, draws=6):
+    """Retreat when possible (it draws cards), else the first legal action, until
+    ``draws`` cards have been drawn from the pile. The moves depend on the view only."""
+    start = len(state.pile)
+    texts = []
+    while start - len(state.pile) < draws and not state.is_terminal():
+        view = state.view(state.current_player())
+        legal = view["legal_actions"]
+        backs = [a for a in legal if state.action_to_string(a).startswith("back")]
+        action = (backs or legal)[0]
+        texts.append(state.action_to_string(action))
+        state.apply(action)
+    return texts
+
+
+def twin_states():
+    """Two real states with the same views for every seat but different hidden pile orders.
+
+    The decks agree on every card dealt or drawn; the cards still in the pile are reversed.
+    """
+    probe = stacked_game().new_initial_state(seed=1)
+    scripted(probe)
+    used = len(STACKED) - len(probe.pile)
+    other_deck = STACKED[:used] + STACKED[used:][::-1]
+    assert other_deck != STACKED
+    a, b = stacked_game().new_initial_state(seed=1), \
+        stacked_game(other_deck).new_initial_state(seed=1)
+    assert scripted(a) == scripted(b)
+    assert a.pile.tolist() != b.pile.tolist()
+    for seat in range(2):
+        assert a.view(seat) == b.view(seat)
+    return a, b
+
+
+def pile_letters(state):
+    return "".join(state.game.alphabet[c] for c in state.pile)
+
+
+@isolated(timeout=60)
+def test_the_stacked_deck_is_dealt_top_first():
+    state = stacked_game().new_initial_state(seed=1)
+    assert pile_letters(state) == STACKED[6:]
+    assert state.view(0)["pile_size"] == 24
+
+
+@isolated(timeout=60)
+def test_determinization_never_reproduces_the_stacked_pile():
+    fresh = stacked_game().new_initial_state(seed=1)
+    played = stacked_game().new_initial_state(seed=1)
+    scripted(played)
+    for real in (fresh, played):
+        for seat in range(2):
+            view = real.view(seat)
+            other = 1 - seat
+            real_other_hand = real.hand(other).tolist()
+            other_hands = []
+            for seed in range(20):
+                state = state_from_view(real.game, view, random.Random(seed))
+                assert state is not real
+                assert state.pile.tolist() != real.pile.tolist(), f"seed {seed}"
+                assert state.hand(seat).tolist() == real.hand(seat).tolist()
+                assert len(state.pile) == len(real.pile)
+                other_hands.append(state.hand(other).tolist())
+            assert any(h != real_other_hand for h in other_hands), \
+                "every determinization deals the opponent its real hand"
+
+
+@isolated(timeout=60)
+def test_a_determinized_state_does_not_depend_on_what_the_viewer_cannot_see():
+    """Two real states with equal views must give identical determinized states (the
+    whole buffer: stale cards outside the live pile are hidden information too)."""
+    a, b = twin_states()
+    for seat in range(2):
+        view = a.view(seat)
+        for seed in range(5):
+            da = state_from_view(a.game, view, random.Random(seed))
+            db = state_from_view(b.game, view, random.Random(seed))
+            assert da.pile.tolist() == db.pile.tolist()
+            differ = np.flatnonzero(da.buf != db.buf)
+            start = a.game.layout["pile"]
+            assert differ.size == 0, (
+                f"seat {seat}, seed {seed}: determinized buffers differ at {differ.tolist()} "
+                f"(pile region starts at {start}; live pile is {len(da.pile)} cards): "
+                f"{da.buf[differ].tolist()} vs {db.buf[differ].tolist()}")
+
+
+@pytest.mark.parametrize("agent_spec", SEARCH_SPECS)
+@isolated(timeout=60)
+def test_the_action_does_not_change_when_only_hidden_cards_change(agent_spec):
+    # The order of the undrawn pile differs.
+    a, b = twin_states()
+    seat = a.current_player()
+    for seed in range(3):
+        act_a = make_agent(agent_spec, a.game, seat, seed=seed).act(a.view(seat))
+        act_b = make_agent(agent_spec, b.game, seat, seed=seed).act(b.view(seat))
+        assert act_a == act_b
+    # The opponent's hand differs (and so does the pile).
+    games = [boardlab.make("cartagena", profile="basic", players=2, track=TRACK,
+                           hands=hands, first_player=0) for hands in ("HCD/SSH", "HCD/CCD")]
+    states = [g.new_initial_state(seed=s) for s, g in enumerate(games)]
+    assert states[0].view(0) == states[1].view(0)
+    assert states[0].hand(1).tolist() != states[1].hand(1).tolist()
+    for seed in range(3):
+        acts = [make_agent(agent_spec, s.game, 0, seed=seed).act(s.view(0)) for s in states]
+        assert acts[0] == acts[1]
+
+
+def reachable(root, skip=(Game,)):
+    """Every object reachable from ``root`` (attributes, slots, containers), except games,
+    random generators, modules and classes."""
+    seen, stack = set(), [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, skip + (random.Random, type)) or \
+                type(obj).__name__ in ("module", "function", "builtin_function_or_method"):
+            continue
+        seen.add(id(obj))
+        yield obj
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        elif not isinstance(obj, (str, bytes, int, float, np.ndarray, np.generic)):
+            stack.extend(getattr(obj, "__dict__", {}).values())
+            for cls in type(obj).__mro__:
+                for name in getattr(cls, "__slots__", ()):
+                    if hasattr(obj, name):
+                        stack.append(getattr(obj, name))
+
+
+@pytest.mark.parametrize("agent_spec", SEARCH_SPECS)
+@isolated(timeout=60)
+def test_nothing_the_agent_keeps_holds_the_real_pile(agent_spec):
+    """Everything reachable from the agent after act(), its game aside (the Game carries
+    the set-up options, deck included: see the report), is free of the real pile."""
+    _, real = twin_states()
+    seat = real.current_player()
+    pile, letters = real.pile.tolist(), pile_letters(real)
+    agent = make_agent(agent_spec, real.game, seat, seed=1)
+    agent.act(real.view(seat))
+    count = 0
+    for obj in reachable(agent):
+        count += 1
+        assert obj is not real
+        if isinstance(obj, State):
+            assert getattr(obj, "buf", None) is not real.buf
+            assert obj.pile.tolist() != pile
+        elif isinstance(obj, np.ndarray):
+            assert obj.tolist() != pile
+        elif isinstance(obj, (list, tuple)):
+            assert list(obj) != pile
+        elif isinstance(obj, str):
+            assert letters not in obj
+    assert count > 1
+
+
+# No hidden information (CTOR) -----------------------------------------------------------------
+
+def ctor_after_secret_picks(white_picks):
+    """ctor(size=8,secret_squares=true) after black picks 1-5 and white ``white_picks``."""
+    game = boardlab.make("ctor(size=8,secret_squares=true)")
+    state = game.new_initial_state()
+    for square in (1, 2, 3, 4, 5, *white_picks):
+        state.play(f"secret {square}")
+    return state
+
+
+@pytest.mark.parametrize("agent_spec", SEARCH_SPECS)
+@isolated(timeout=60)
+def test_ctor_agents_do_not_see_the_other_teams_secret_squares(agent_spec):
+    a, b = ctor_after_secret_picks((60, 61, 62, 63, 64)), ctor_after_secret_picks((50, 51, 52,
+                                                                                   53, 54))
+    assert a.current_player() == 0 and a.view(0) == b.view(0)
+    assert a.secret_squares(1) != b.secret_squares(1)
+    for seed in range(2):
+        act_a = make_agent(agent_spec, a.game, 0, seed=seed).act(a.view(0))
+        act_b = make_agent(agent_spec, b.game, 0, seed=seed).act(b.view(0))
+        assert act_a == act_b
+
+
+@isolated(timeout=60)
+def test_ctor_determinization_samples_the_other_teams_secret_squares():
+    real = ctor_after_secret_picks((60, 61, 62, 63, 64))
+    view = real.view(0)
+    drawn = []
+    for seed in range(10):
+        state = state_from_view(real.game, view, random.Random(seed))
+        assert state.secret_squares(0) == [1, 2, 3, 4, 5]
+        assert len(state.secret_squares(1)) == 5
+        assert state.view(0) == view
+        drawn.append(state.secret_squares(1))
+    assert any(squares != real.secret_squares(1) for squares in drawn)
+    assert len({tuple(squares) for squares in drawn}) > 1
+
+
+def simultaneous_sub_round(first_commit=None):
+    """A regular turn of black's two members (2v2, simultaneous), black-1 maybe committed."""
+    rows = ["B......."] + ["........"] * 6 + [".......W"]
+    game = boardlab.make("ctor", size=8, teams="2v2", team_protocol="simultaneous",
+                         position="/".join(rows), turn=1)
+    state = game.new_initial_state()
+    if first_commit:
+        state.play(f"black-1:{first_commit}")
+    return state
+
+
+@pytest.mark.parametrize("agent_spec", SEARCH_SPECS)
+@isolated(timeout=60)
+def test_ctor_agents_do_not_see_team_mates_pending_operations(agent_spec):
+    a, b = simultaneous_sub_round("put 10"), simultaneous_sub_round("put 30")
+    assert a.acting_seats() == [1] and a.view(1) == b.view(1)
+    for seed in range(2):
+        act_a = make_agent(agent_spec, a.game, 1, seed=seed).act(a.view(1))
+        act_b = make_agent(agent_spec, b.game, 1, seed=seed).act(b.view(1))
+        assert act_a == act_b
+    state = state_from_view(a.game, a.view(1), random.Random(0))
+    assert state.pending_of(0) == []
+
+
+@pytest.mark.parametrize("agent_spec", ["mcts(iterations=200)", "ismcts(iterations=200)"])
+@isolated(timeout=60)
+def test_search_decides_for_its_own_seat_in_a_simultaneous_sub_round(agent_spec):
+    """black-1 has used its share of Puts, black-2 has not: black-2's search must weigh
+    black-2's own actions (its Puts included), not black-1's."""
+    state = simultaneous_sub_round("put 10")
+    state.play("black-2:end")
+    assert state.acting_seats() == [0, 1]
+    P = state.game.P
+    own = state.legal_actions_for(1)
+    assert not any(a < P for a in state.legal_actions_for(0)) and any(a < P for a in own)
+    agent = make_agent(agent_spec, state.game, 1, seed=1)
+    agent.act(state.view(1))
+    assert set(agent.root.stats) == set(own), \
+        f"the root holds {len(agent.root.stats)} actions; black-2 has {len(own)}"
+
+
+
+# 5. Listing, options, errors ------------------------------------------------------------------
+
+def test_the_listing_has_every_agent_with_a_description():
+    listed = {cls.name: cls for cls in agents()}
+    assert {"random", "greedy", "mcts", "ismcts"} <= set(listed)
+    assert [cls.name for cls in agents()] == sorted(listed)
+    for cls in listed.values():
+        assert isinstance(cls.description, str) and cls.description.strip()
+        for option in cls.declared_options:
+            assert option.help
+    names = {o.name for o in listed["mcts"].declared_options}
+    assert {"time", "iterations", "c", "rollout_turns", "reuse", "level"} <= names
+    assert {o.name for o in listed["ismcts"].declared_options} == names
+
+
+@pytest.mark.parametrize("spec, option", [("mcts(level=9)", "level"), ("mcts(c=-1)", "c"),
+                                          ("mcts(colour=1)", "colour"),
+                                          ("ismcts(iterations=-5)", "iterations"),
+                                          ("mcts(time=-1)", "time"),
+                                          ("mcts(iterations=lots)", "iterations"),
+                                          ("mcts(reuse=maybe)", "reuse"),
+                                          ("mcts(rollout_turns=0)", "rollout_turns"),
+                                          ("greedy(depth=2)", "depth"),
+                                          ("random(iterations=3)", "iterations")])
+def test_bad_options_raise_option_error_naming_the_option(spec, option):
+    game = boardlab.make("carteso(size=5)")
+    with pytest.raises(boardlab.OptionError) as info:
+        make_agent(spec, game, 0)
+    assert repr(option) in str(info.value) or f"'{option}'" in str(info.value)
+
+
+def test_an_unknown_agent_raises_unknown_agent_error():
+    game = boardlab.make("carteso(size=5)")
+    with pytest.raises(UnknownAgentError) as info:
+        make_agent("alphazero", game, 0)
+    assert isinstance(info.value, boardlab.BoardlabError)
+    assert "alphazero" in str(info.value) and "mcts" in str(info.value)
+    with pytest.raises(boardlab.SpecError):
+        make_agent("mcts(", game, 0)
+
+
+def test_unknown_agent_error_is_exported_by_boardlab():
+    assert getattr(boardlab, "UnknownAgentError", None) is UnknownAgentError
+    with pytest.raises(boardlab.UnknownAgentError):
+        make_agent("alphazero", boardlab.make("rumbo(size=4)"), 0)
+
+
+def test_levels_set_the_budget():
+    game = boardlab.make("carteso(size=5)")
+    assert make_agent("mcts(level=1)", game, 0).options["iterations"] == 50
+    assert make_agent("mcts(level=2)", game, 0).options["iterations"] == 300
+    for level in (3, 4, 5):
+        options = make_agent(f"mcts(level={level})", game, 0).options
+        assert options["time"] > 0 and options["iterations"] == 0
+    assert make_agent("mcts(level=3)", game, 0).options["time"] == pytest.approx(0.3)
+    assert make_agent("mcts(time=0,iterations=0)", game, 0).options["iterations"] > 0
+
+
+@isolated(timeout=60)
+def test_a_time_budget_is_kept():
+    game = boardlab.make("carteso(size=5)")
+    state = game.new_initial_state()
+    agent = make_agent("mcts(level=3)", game, 0, seed=1)
+    start = time.perf_counter()
+    action = agent.act(state.view(0))
+    elapsed = time.perf_counter() - start
+    assert action in state.legal_actions()
+    assert 0.25 <= elapsed < 3.0 and agent.iterations_done > 20
+
+
+@isolated(timeout=60)
+def test_the_budget_argument_overrides_the_options():
+    game = boardlab.make("rumbo(size=4)")
+    state = game.new_initial_state()
+    agent = make_agent("mcts(iterations=500)", game, 0, seed=1)
+    agent.act(state.view(0), budget={"iterations": 7})
+    assert agent.iterations_done == 7
+
+
+@isolated(timeout=60)
+def test_the_tree_is_reused_along_the_moves_played():
+    game = boardlab.make("carteso(size=3,button=false,komi=0.5)")
+    state = game.new_initial_state()
+    agent = make_agent("mcts(iterations=400)", game, 0, seed=2)
+    mine = agent.act(state.view(0))
+    child = agent.root.children[mine]
+    reply = max(child.stats, key=lambda a: child.stats[a][0])
+    expected = child.children[reply]
+    state.apply(mine)
+    state.apply(reply)
+    agent.act(state.view(0), budget={"iterations": 1})
+    assert agent.root is expected
+    fresh = make_agent("mcts(iterations=400,reuse=false)", game, 0, seed=2)
+    fresh.act(boardlab.make(game.spec).new_initial_state().view(0))
+    fresh.act(state.view(0), budget={"iterations": 1})
+    assert sum(entry[0] for entry in fresh.root.stats.values()) == 1
+
+
+# 6. Obvious wins ------------------------------------------------------------------------------
+
+# Found by exact search over random 5x5 endings (each is the only winning move there).
+CARTESO_WIN = {"position": "BBWW./B..BB/BBWWW/WBBWW/WWW..", "move": "Wc4", "gain": 7}
+RUMBO_WIN = {"position": "BWWBB/.BW.W/.BB.B/W.B.B/WBWWB", "move": "Bd4", "gain": 4}
+
+
+@pytest.mark.parametrize("name, setup, options", [
+    ("carteso", CARTESO_WIN, {"button": False, "turn": "vertical"}),
+    ("rumbo", RUMBO_WIN, {"turn": "horizontal"}),
+])
+@pytest.mark.parametrize("agent_spec", ["mcts(iterations=300)", "ismcts(iterations=300)"])
+@isolated(timeout=60)
+def test_search_claims_the_big_group_that_wins(agent_spec, name, setup, options):
+    game = boardlab.make(name, size=5, komi=0.5, position=setup["position"], **options)
+    state = game.new_initial_state()
+    seat = state.current_player()
+    side = options["turn"]
+    win = state.string_to_action(setup["move"])
+    after = state.clone()
+    after.apply(win)
+    assert after.summary()["scores"][side] - state.summary()["scores"][side] == setup["gain"]
+    assert len(state.legal_actions()) >= 9
+    for seed in range(4):
+        action = make_agent(agent_spec, game, seat, seed=seed).act(state.view(seat))
+        assert state.action_to_string(action) == setup["move"], f"seed {seed}"
+
+
+def cartagena_finish(hands, positions, actions_per_turn):
+    """A K11-like ending (RULES.md §3.7): track HCDHCD, green (seat 0) to move."""
+    game = boardlab.make("cartagena", profile="basic", players=2, track="HCDHCD",
+                         actions_per_turn=actions_per_turn, tokens=2, positions=positions,
+                         hands=hands, deck="D", first_player=0)
+    return game.new_initial_state(seed=6)
+
+
+@pytest.mark.parametrize("agent_spec", ["mcts(iterations=300)", "ismcts(iterations=300)"])
+@isolated(timeout=60)
+def test_search_wins_a_cartagena_race_at_once(agent_spec):
+    # D@4 jumps over purple's 6 into the boat; C@4 would let purple win with D@6.
+    state = cartagena_finish("DC/D", "4,7/6,7", 1)
+    assert sorted(state.legal_moves()) == ["C@4", "D@4"]
+    lost = state.clone()
+    lost.play("C@4")
+    lost.play("D@6")
+    assert lost.winners() == [1]
+    for seed in range(4):
+        action = make_agent(agent_spec, state.game, 0, seed=seed).act(state.view(0))
+        assert state.action_to_string(action) == "D@4", f"seed {seed}"
+
+
+@pytest.mark.parametrize("agent_spec", ["mcts(iterations=300)", "ismcts(iterations=300)"])
+@isolated(timeout=60)
+def test_search_finds_a_three_action_win_before_the_rival_can_win(agent_spec):
+    # K11: C@4, back@5 (draws the D), D@3 wins in one turn (so does back@4, D@3);
+    # after 'C@4 end' purple would win with D@3, D@6.
+    state = cartagena_finish("C/DD", "4,7/3,6", 3)
+    for seed in range(4):
+        game_state = state.clone()
+        agent = make_agent(agent_spec, state.game, 0, seed=seed)
+        moves = []
+        while not game_state.is_terminal() and game_state.current_player() == 0:
+            action = agent.act(game_state.view(0))
+            moves.append(game_state.action_to_string(action))
+            game_state.apply(action)
+        assert game_state.is_terminal() and game_state.winners() == [0], (seed, moves)
+
+
+# 7. The komi bid ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec", ["carteso(size=5,komi_protocol=bid)",
+                                  "rumbo(size=4,komi_protocol=bid)"])
+@pytest.mark.parametrize("agent_spec", ["mcts(iterations=20)", "ismcts(iterations=20)",
+                                        "mcts(level=1)"])
+@isolated(timeout=60)
+def test_search_proposes_a_komi_and_the_chooser_picks_a_side(agent_spec, spec):
+    game = boardlab.make(spec)
+    state = game.new_initial_state()
+    assert state.current_player() == 0
+    view = state.view(0)
+    komi = make_agent(agent_spec, game, 0, seed=1).act(view)
+    assert is_legal_int(komi, view["legal_actions"])
+    text = state.action_to_string(komi)
+    assert text.startswith("komi="), text
+    assert abs(float(text[5:])) <= game.points
+    again = make_agent(agent_spec, game, 0, seed=1).act(state.view(0))
+    assert again == komi
+    state.apply(komi)
+    assert state.current_player() == 1
+    view = state.view(1)
+    side = make_agent(agent_spec, game, 1, seed=2).act(view)
+    assert is_legal_int(side, view["legal_actions"])
+    assert state.action_to_string(side).startswith("side=")
+    state.apply(side)
+    summary = state.summary()
+    assert summary["phase"] == "play" and sorted(summary["seats"].values()) == \
+        ["horizontal", "vertical"]
