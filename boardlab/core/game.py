@@ -62,9 +62,6 @@ class Game:
     def new_initial_state(self, seed: int | None = None) -> "State":
         raise NotImplementedError
 
-    def heuristic_hint(self) -> str:  # pragma: no cover - documentation hook
-        return ""
-
     def __repr__(self):
         return f"<{type(self).__name__} {self.spec}>"
 
@@ -263,7 +260,7 @@ class State:
 
     def history_text(self) -> list[str]:
         """Every action so far, in notation (replays from the initial state)."""
-        replayer = self.game.new_initial_state(**self._replay_kwargs())
+        replayer = self.game.new_initial_state(seed=getattr(self, "seed", None))
         texts = []
         size = self.game.num_actions
         for action in self.history:
@@ -279,9 +276,6 @@ class State:
             texts.append(replayer.action_to_string(action))
             replayer._apply(action)
         return texts
-
-    def _replay_kwargs(self) -> dict:
-        return {}
 
     def __str__(self):
         return "\n".join(self.summary().get("board", [])) or repr(self)

@@ -16,9 +16,6 @@ from .game import State
 from .registry import make
 
 FORMAT = "boardlab-record/1"
-_KNOWN = {"format", "game", "spec", "options", "seats", "players", "moves", "result",
-          "created", "seed", "meta"}
-
 
 def replay_moves(spec: str, moves, seed: int | None = 0) -> State:
     """The state reached by playing ``moves`` (notation) from the start.
