@@ -531,8 +531,9 @@ class CtorState(KernelState):
         return margin / self.game.P
 
     def rollout(self, seed: int, max_turns: int | None = None) -> list[float]:
-        if self._team_round() is not None:
-            return super().rollout(seed)
+        """Random play to the end through the kernel. In simultaneous team play the
+        open sub-round's pending choices are dropped and the rest is played as if one
+        agent ran each team (a cheap approximation, good enough for rollouts)."""
         other = self.clone()
         K.playout(other.buf, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
                   seed)
