@@ -47,16 +47,14 @@ class Node:
                 best, best_score = action, score
         return best
 
-    def best_action(self):
-        return max(self.stats, key=lambda a: (self.stats[a][0], self.stats[a][1]))
-
 
 def _mover(state):
     seats = state.acting_seats()
     return seats[0] if seats else None
 
 
-class MCTSAgent(Agent):
+@register_agent
+class MCTS(Agent):
     """UCT over states rebuilt from the view (exact for perfect information)."""
 
     name = "mcts"
@@ -158,12 +156,7 @@ class MCTSAgent(Agent):
 
 
 @register_agent
-class MCTS(MCTSAgent):
-    __doc__ = MCTSAgent.__doc__
-
-
-@register_agent
-class ISMCTS(MCTSAgent):
+class ISMCTS(MCTS):
     """Single-observer information-set MCTS: a new determinization every iteration."""
 
     name = "ismcts"
