@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from .core.errors import BoardlabError
-from .core.game import SIMULTANEOUS, Game, State
+from .core.game import RESIGN, SIMULTANEOUS, Game, State
 from .core.record import save
 
 HELP = """Commands:
@@ -92,9 +92,11 @@ class TerminalGame:
         agent = self.agents[seat]
         action = agent.act(self.state.view(seat))
         secret = self.state.current_player() == SIMULTANEOUS
-        text = "has chosen (revealed with the others)" if secret else \
-            f"plays {self.state.action_to_string(action)}"
         self.state.apply(action, seat=seat)
+        seen = self.state.view(self.viewer)["history"][-1] if "history" in \
+            self.state.view(self.viewer) else self.state.action_to_string(action)
+        text = "has chosen (revealed with the others)" if secret else \
+            f"plays {seen.partition(':')[2] or seen}"
         self.say(f"{agent.name} ({self.game.seat_names[seat]}) {text}")
 
     def human_turn(self, seat: int) -> bool:
@@ -123,6 +125,10 @@ class TerminalGame:
             self.say(", ".join(self.state.action_to_string(a) for a in legal))
             return False
         if word == "undo":
+            if not self.game.perfect_information:
+                self.say("undo is off in games with hidden information (it would show what "
+                         "comes next)")
+                return False
             return self.undo()
         try:
             self.state.play(f"{self.game.seat_names[seat]}:{line}" if seat is not None
@@ -144,7 +150,7 @@ class TerminalGame:
             return False
         state = self.game.new_initial_state(seed=self.seed)
         for action in history[:cut]:
-            state.apply(action)
+            _replay_entry(state, action)
         self.state = state
         self.say(f"took back {len(history) - cut} move(s)")
         return True
@@ -153,8 +159,7 @@ class TerminalGame:
         state = self.game.new_initial_state(seed=self.seed)
         movers = []
         for action in self.state.history:
-            movers.append(state.current_player())
-            state.apply(action)
+            movers.append(_replay_entry(state, action))
         return movers
 
     def finish(self, save_path: str | None, ask: bool = True) -> None:
@@ -173,3 +178,18 @@ class TerminalGame:
                 self.say(f"could not save: {error}")
             else:
                 self.say(f"record saved to {save_path}")
+
+
+def _replay_entry(state: State, entry: int) -> int:
+    """Apply one history entry (a move, a seat's commit or a resignation); return its seat."""
+    size = state.game.num_actions
+    if entry >= size:
+        seat, action = divmod(entry, size)
+        state.apply(action, seat=seat - 1)
+        return seat - 1
+    seat = state.current_player()
+    if entry == RESIGN:
+        state.resign()
+    else:
+        state.apply(entry)
+    return seat

@@ -120,3 +120,19 @@ def test_ctor_simultaneous_team_mates_do_not_see_each_others_choice():
     second = out.split("Pass the keyboard to black-2")[1]
     assert "last move: black-1:?" in second.split("black-2>")[0]
     assert "put 9" not in second.split("black-2>")[0]
+
+
+def test_hidden_information_games_keep_their_secrets_in_the_terminal():
+    code, out, err = run("play", "ctor(secret_squares=true,first_team=2)", "--vs", "random",
+                         "--seed", "1", "--no-save", "--no-colour", stdin="quit\n")
+    assert code == 0, err
+    assert "random (white) plays secret ?" in out and "plays secret 8" not in out
+    code, out, err = run("play", "cartagena", "--vs", "random", "--seed", "5", "--no-save",
+                         "--no-colour", stdin="D@0\nundo\nquit\n")
+    assert code == 0, err
+    assert "undo is off in games with hidden information" in out
+
+
+def test_duel_needs_two_sides(capsys):
+    assert main(["duel", "cartagena(players=3)", "random", "random", "--games", "2"]) == 2
+    assert "needs two sides" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import math
 from concurrent.futures import ProcessPoolExecutor
 
 from ..agents import make_agent
+from ..core.errors import BoardlabError
 from ..core.registry import make
 
 
@@ -31,7 +32,10 @@ def play_game(spec: str, agent_specs: list[str], seed: int, max_actions: int | N
 def _sides(game, a_first: bool):
     """Seat -> side (0 = agent A) with the sides alternating over seats or teams."""
     team_of = getattr(game, "team_of", None)
-    groups = [team_of(s) if team_of else s % 2 for s in range(game.num_seats)]
+    if team_of is None and game.num_seats != 2:
+        raise BoardlabError(f"a duel needs two sides: {game.spec} has {game.num_seats} seats "
+                            f"and no teams")
+    groups = [team_of(s) if team_of else s for s in range(game.num_seats)]
     return [(g + (0 if a_first else 1)) % 2 for g in groups]
 
 
@@ -62,6 +66,7 @@ def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, pr
 
     Returns a dict with A's points (win 1, draw 0.5), rate, interval and mean length.
     """
+    _sides(make(spec), True)                     # two sides, or a clear error now
     tasks = [(spec, a, b, seed + i, i) for i in range(games)]
     results = []
     if jobs > 1:

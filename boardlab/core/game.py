@@ -176,8 +176,11 @@ class State:
         acting = self.acting_seats()
         seat = acting[0] if seat is None and acting else seat
         if seat is None or seat not in acting:
-            raise IllegalMoveError("illegal move 'resign': nobody is to move", move="resign",
-                                   reason="nobody is to move")
+            reason = "the game is over" if self.is_terminal() else \
+                f"there is no seat {seat}" if not 0 <= seat < self.game.num_seats else \
+                f"{self.game.seat_names[seat]} does not act now"
+            raise IllegalMoveError(f"illegal move 'resign': {reason}", move="resign",
+                                   reason=reason)
         self.resigned = seat
         self.history.append(RESIGN)
 

@@ -592,11 +592,12 @@ class CtorState(KernelState):
         team's secret picks show as 'secret ?', team mates' commits in the open
         sub-round as 'name:?'."""
         texts = self.history_text()
-        if self.round is not None and self._team_round() is not None:
+        if self.round is not None and self.resigned is None and self._team_round() is not None:
             hidden = sum(len(actions) for actions in self.round.pending.values())
             for i in range(len(texts) - hidden, len(texts)):
                 name = texts[i].partition(":")[0]
-                if seat is None or name != self.game.seat_names[seat]:
+                if name in self.game.seat_names and (seat is None or
+                                                     name != self.game.seat_names[seat]):
                     texts[i] = f"{name}:?"
         picks = [i for i, a in enumerate(self.history) if 7 * self.game.P < a <
                  self.game.num_actions]
