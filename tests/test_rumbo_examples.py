@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import boardlab
 from choices import Chooser, choices_st, seed_st
 from isolation import isolated, progress
+from territory_helpers import claim, claims_of
 from reference import RefRumbo
 
 V, H = "vertical", "horizontal"
@@ -63,16 +64,6 @@ def rumbo(position="", *, turn="vertical", komi=0.5, size=5, claims=""):
     if claims:
         options["claims"] = claims
     return boardlab.make("rumbo", **options).new_initial_state()
-
-
-def claims_of(state):
-    """The claimed groups as a sorted list of (owner initial, sorted stones)."""
-    return sorted((g["owner"][0].upper(), tuple(sorted(g["stones"])))
-                  for g in state.summary()["claimed"])
-
-
-def claim(owner, *stones):
-    return owner, tuple(sorted(stones))
 
 
 def stones(state):
