@@ -1,6 +1,7 @@
 """The ``boardlab`` command: a thin layer over the library.
 
-Subcommands: games, agents, play, replay, show, bench. Game options are
+Subcommands: games, agents, play, replay, show, bench, duel, match,
+tournament, standings. Game options are
 given as ``--name value`` (or in a spec string) and are checked by the game.
 """
 from __future__ import annotations
@@ -160,6 +161,168 @@ def cmd_duel(args) -> int:
     return 0
 
 
+def _time_control(args):
+    from .arena.game_runner import TimeControl
+
+    return TimeControl(move=args.move_time, game=args.game_time, increment=args.increment)
+
+
+def _plot(standings, kind: str, path: str, title: str) -> None:
+    from .arena.ratings import plot_ratings
+
+    rated = [line.rating for line in standings if line.rating]
+    if rated:
+        plot_ratings(rated, path, title=title, unit=kind)
+        print(f"ratings plot: {path}")
+
+
+def cmd_match(args) -> int:
+    from datetime import datetime
+
+    from .arena.live import LiveBoard, standings_text
+    from .arena.match import run_match
+    from .arena.ratings import match_elo
+    from .arena.schedule import parse_participants, sides_of
+    from .arena.tournament import ratings_kind
+
+    game = make(args.spec)
+    participants = parse_participants(args.agents)
+    out = args.out or f"boardlab-matches/{game.name}-{datetime.now():%Y%m%d-%H%M%S}"
+    sprt = _sprt(args.sprt) if args.sprt else None
+    sides, kind = len(sides_of(game)), ratings_kind(game)
+    with LiveBoard(f"match {game.spec}", sides, kind) as board:
+        outcome = run_match(args.spec, participants, args.games, seed=args.seed,
+                            time_control=_time_control(args), jobs=args.jobs, out_dir=out,
+                            ray_address=args.ray, sprt=sprt, on_game=board)
+    print(standings_text(outcome.standings, sides, kind), end="")
+    if sides == 2:
+        first = next(line for line in outcome.standings if line.name == list(participants)[0])
+        elo, low, high = match_elo(first.wins, first.draws, first.losses)
+        print(f"{first.name}: {elo:+.0f} Elo against {list(participants)[1]} "
+              f"(95% interval {low:+.0f} .. {high:+.0f}) over {first.games} games")
+    if outcome.stopped:
+        print(outcome.stopped)
+    forfeits = [r for r in outcome.rows if r.forfeit]
+    for row in forfeits:
+        print(f"game {row.idx + 1}: {row.forfeit['seat']} forfeited ({row.forfeit['kind']}: "
+              f"{row.forfeit['reason']})")
+    print(f"{len(outcome.rows)} records in {out}/")
+    return 0
+
+
+def _sprt(text: str):
+    from .arena.ratings import Sprt
+
+    try:
+        values = [float(v) for v in text.split(",")]
+        return Sprt(*values)
+    except (TypeError, ValueError) as error:
+        raise BoardlabError(f"--sprt wants ELO0,ELO1[,ALPHA,BETA], e.g. 0,10: {error}") \
+            from None
+
+
+def cmd_tournament(args) -> int:
+    from datetime import datetime
+
+    from .arena.live import LiveBoard, standings_text
+    from .arena.schedule import parse_participants, sides_of
+    from .arena.storage import Store
+    from .arena.tournament import Tournament, ratings_kind, tournament_config
+
+    store = Store(args.db)
+    if args.resume:
+        if args.spec or args.agents:
+            raise BoardlabError("--resume NAME takes the game and agents from the database: "
+                                "give no game or agents")
+        tournament = Tournament.resume(store, args.resume)
+    else:
+        if not args.spec or len(args.agents) < 2:
+            raise BoardlabError("give a game spec and at least two agents, or --resume NAME")
+        participants = parse_participants(args.agents)
+        config = tournament_config(args.spec, participants, args.format, args.rounds,
+                                   args.seed, _time_control(args), args.max_actions)
+        name = args.name or f"{make(args.spec).name}-{args.format}-" \
+            f"{datetime.now():%Y%m%d-%H%M%S}"
+        tournament = Tournament(store, name, config)
+    game, name = tournament.game, tournament.name
+    sides, kind = len(sides_of(game)), ratings_kind(game)
+    print(f"tournament {name!r}: {game.spec}, {len(tournament.games)} games, "
+          f"{len(tournament.pending())} to play; results in {store._safe_url()}",
+          file=sys.stderr)
+    try:
+        with LiveBoard(f"{name}", sides, kind) as board:
+            standings = tournament.run(args.jobs, args.ray, on_game=board)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished games are stored; continue with\n  boardlab "
+              f"tournament --resume {name} --db {args.db or store.url}", file=sys.stderr)
+        return 130
+    print(standings_text(standings, sides, kind), end="")
+    _plot(standings, kind, args.plot or f"{name}.png", f"{name}: {game.spec}")
+    return 0
+
+
+def cmd_standings(args) -> int:
+    from .arena.live import standings_text
+    from .arena.schedule import sides_of
+    from .arena.storage import Store
+    from .arena.tournament import Tournament, ratings_kind
+
+    store = Store(args.db)
+    if not args.name:
+        for name in store.names():
+            print(name)
+        return 0
+    tournament = Tournament.resume(store, args.name)
+    standings = tournament.standings()
+    game = tournament.game
+    if args.json:
+        print(json.dumps([{"name": s.name, "games": s.games, "points": s.points,
+                           "wins": s.wins, "draws": s.draws, "losses": s.losses,
+                           "forfeits": s.forfeits,
+                           "rating": s.rating.rating if s.rating else None,
+                           "interval": [s.rating.low, s.rating.high] if s.rating else None}
+                          for s in standings]))
+        return 0
+    done = len(tournament.rows())
+    print(f"{tournament.name}: {game.spec}, {done}/{len(tournament.games)} games played")
+    print(standings_text(standings, len(sides_of(game)), ratings_kind(game)), end="")
+    if args.plot:
+        _plot(standings, ratings_kind(game), args.plot, f"{tournament.name}: {game.spec}")
+    return 0
+
+
+def _runner_options(parser) -> None:
+    parser.add_argument("--move-time", type=float, help="seconds per move for every agent")
+    parser.add_argument("--game-time", type=float, help="seconds per game and seat (a clock)")
+    parser.add_argument("--increment", type=float, default=0.0, help="seconds added to the "
+                        "clock after each move")
+    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel")
+    parser.add_argument("--ray", metavar="ADDRESS", help="play on a Ray cluster ('auto', "
+                        "'ray://host:10001', or 'local' for a Ray instance on this machine)")
+
+
+def cmd_komi(args, extra) -> int:
+    from .arena.komi import find_fair_komi, format_report, plot_result
+
+    def progress(done, total, note):
+        print(f"\rkomi: {done}/{total} games, {note}   ", end="", file=sys.stderr, flush=True)
+
+    result = find_fair_komi(args.game, _options_from_args(extra), agent=args.agent,
+                            games=args.games, seed=args.seed, jobs=args.jobs,
+                            komi_range=args.range, step=args.step, rounds=args.rounds,
+                            resamples=args.bootstrap, progress=progress)
+    print(file=sys.stderr)
+    if not args.no_plot:
+        result["plot"] = plot_result(result, args.plot or result["plot_name"])
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print("\n".join(format_report(result)))
+    if result.get("plot"):
+        print(f"plot: {result['plot']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardlab", description="Play, study and write AI "
                                      "for Carteso, Rumbo, Cartagena and CTOR.")
@@ -202,6 +365,71 @@ def build_parser() -> argparse.ArgumentParser:
     duel.add_argument("--games", type=int, default=20)
     duel.add_argument("--seed", type=int, default=1)
     duel.add_argument("--jobs", type=int, default=1, help="games played in parallel")
+    match = sub.add_parser("match", help="agents or engines against each other, seats "
+                           "rotating, every game saved as a record",
+                           epilog="Agents are spec strings (see 'boardlab agents'), "
+                           "optionally named: fast=mcts(time=0.1). An external program: "
+                           "'engine(cmd=./my_engine)' (docs/engine-protocol.md).")
+    match.add_argument("spec", help="game spec, e.g. 'carteso(size=9)'")
+    match.add_argument("agents", nargs="+", help="one agent per side (seat or team)")
+    match.add_argument("--games", type=int, default=10)
+    match.add_argument("--seed", type=int, default=1, help="games i, i+1... of one "
+                       "rotation share seed+k, so each agent meets the same chance")
+    match.add_argument("--out", help="folder for the records (default "
+                       "boardlab-matches/GAME-TIME)")
+    match.add_argument("--sprt", metavar="ELO0,ELO1", help="stop when an SPRT on the first "
+                       "agent decides (two sides), e.g. 0,10 (alpha=beta=0.05)")
+    _runner_options(match)
+    tournament = sub.add_parser("tournament", help="round robin or gauntlet; results in a "
+                                "database; resumable", epilog="Example: boardlab tournament "
+                                "'rumbo(size=7)' random greedy 'mcts(time=0.1)' --rounds 4 "
+                                "--jobs 2. After an interruption: boardlab tournament --resume "
+                                "NAME. PostgreSQL: --db postgresql://user@host/db")
+    tournament.add_argument("spec", nargs="?", help="game spec, e.g. 'cartagena(players=3)'")
+    tournament.add_argument("agents", nargs="*", help="participants (agent specs, "
+                            "optionally name=spec)")
+    tournament.add_argument("--format", choices=["round-robin", "gauntlet"],
+                            default="round-robin", help="gauntlet: the first participant "
+                            "against all the others")
+    tournament.add_argument("--rounds", type=int, default=1, help="each pairing is played in "
+                            "every seat rotation, this many times")
+    tournament.add_argument("--name", help="tournament name (default GAME-FORMAT-TIME)")
+    tournament.add_argument("--resume", metavar="NAME", help="continue a stored tournament")
+    tournament.add_argument("--db", help="database URL or SQLite file (default "
+                            "boardlab-tournaments.db)")
+    tournament.add_argument("--seed", type=int, default=1)
+    tournament.add_argument("--max-actions", type=int, help="stop (unfinished) games this "
+                            "long")
+    tournament.add_argument("--plot", help="ratings plot file (default NAME.png)")
+    _runner_options(tournament)
+    standings = sub.add_parser("standings", help="standings and ratings of a stored "
+                               "tournament (no name: list them)")
+    standings.add_argument("name", nargs="?")
+    standings.add_argument("--db", help="database URL or SQLite file")
+    standings.add_argument("--plot", help="also save the ratings plot here (PNG)")
+    standings.add_argument("--json", action="store_true")
+    komi = sub.add_parser("komi", help="find the fair komi by self-play over a range of komi "
+                          "values (a long run, not a test)",
+                          epilog="Game options go as --name value, e.g. boardlab komi "
+                          "carteso --size 9 --button off. A negative range needs '=': "
+                          "--range=-10:20. See docs/komi.md.")
+    komi.add_argument("game", help="a game with a komi option, e.g. carteso or rumbo")
+    komi.add_argument("--agent", default="mcts(iterations=300)", help="the agent in both "
+                      "seats (default mcts(iterations=300))")
+    komi.add_argument("--games", type=int, default=200, help="games in all (default 200)")
+    komi.add_argument("--range", help="komi values LO:HI to test (default: the game's "
+                      "default komi +- a quarter of the board's points)")
+    komi.add_argument("--step", type=float, default=1.0, help="spacing of the allowed komi "
+                      "values from the game's default komi (default 1; 0.5 for every "
+                      "half point)")
+    komi.add_argument("--rounds", type=int, default=4, help="adaptive rounds (default 4)")
+    komi.add_argument("--seed", type=int, default=1, help="game i uses seed+i (default 1)")
+    komi.add_argument("--jobs", type=int, default=1, help="games played in parallel")
+    komi.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples for "
+                      "the interval (default 2000)")
+    komi.add_argument("--plot", help="plot file (default komi-GAME-SIZE[-OPTIONS].png)")
+    komi.add_argument("--no-plot", action="store_true", help="do not write a plot")
+    komi.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
 
@@ -211,10 +439,14 @@ def main(argv=None) -> int:
     try:
         if args.command == "play":
             return cmd_play(args, extra)
+        if args.command == "komi":
+            return cmd_komi(args, extra)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         handler = {"games": cmd_games, "agents": cmd_agents, "replay": cmd_replay,
-                   "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel}[args.command]
+                   "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel,
+                   "match": cmd_match, "tournament": cmd_tournament,
+                   "standings": cmd_standings}[args.command]
         return handler(args)
     except BoardlabError as error:
         print(f"boardlab: error: {error}", file=sys.stderr)

@@ -33,6 +33,9 @@ class Agent:
     def act(self, view: dict, budget: dict | None = None) -> int:
         raise NotImplementedError
 
+    def close(self, returns: list[float] | None = None) -> None:
+        """The game is over (``returns``) or abandoned (None): release resources."""
+
     def __repr__(self):
         return f"<{type(self).__name__} seat {self.seat}>"
 

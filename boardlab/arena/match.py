@@ -6,27 +6,26 @@ chance and for the agents, so a duel is reproducible.
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from types import SimpleNamespace
 
-from ..agents import make_agent
 from ..core.errors import BoardlabError
 from ..core.registry import make
+from .executor import execute
+from .game_runner import TimeControl, run_game
+from .ratings import Sprt
+from .schedule import seat_players, side_scores, sides_of
+from .tournament import Progress, schedule_of, standings, tournament_config
 
 
 def play_game(spec: str, agent_specs: list[str], seed: int, max_actions: int | None = None):
     """Play one game; ``agent_specs[s]`` plays seat s. Returns (returns, actions)."""
-    game = make(spec)
-    state = game.new_initial_state(seed=seed)
-    agents = [make_agent(a, game, s, seed=seed * 31 + s) for s, a in enumerate(agent_specs)]
-    actions = 0
-    while not state.is_terminal():
-        seat = state.acting_seats()[0]
-        state.apply(agents[seat].act(state.view(seat)), seat=seat)
-        actions += 1
-        if max_actions and actions >= max_actions:
-            break
-    return state.returns(), actions
+    result = run_game(spec, agent_specs, seed, max_actions=max_actions)
+    return result.returns, result.actions
 
 
 def _sides(game, a_first: bool):
@@ -85,3 +84,80 @@ def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, pr
     return {"spec": spec, "a": a, "b": b, "games": games, "points": points,
             "rate": points / games if games else 0.0, "interval": (low, high),
             "mean_actions": sum(r[1] for r in results) / max(1, games)}
+
+
+@dataclass
+class MatchOutcome:
+    """The finished games of a match (rows like the database's), and why it stopped."""
+
+    rows: list
+    standings: list
+    stopped: str = ""
+
+
+def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1,
+              time_control: TimeControl | None = None, jobs: int = 1,
+              out_dir: str | None = None, ray_address: str | None = None,
+              sprt: Sprt | None = None, on_game=None) -> MatchOutcome:
+    """One participant per side, rotating over the sides game by game.
+
+    Every record is written to ``out_dir`` as ``game-0001.json`` ... as soon as
+    its game ends. With ``sprt`` (two sides only) the match stops as soon as the
+    test decides, and ``stopped`` says which way.
+    """
+    if games < 1:
+        raise BoardlabError(f"--games must be at least 1, not {games}")
+    config = tournament_config(spec, participants, "match", rounds=1, seed=seed,
+                               time_control=time_control)
+    game, names = make(config["game"]), list(participants)
+    if sprt is not None and len(sides_of(game)) != 2:
+        raise BoardlabError("an SPRT needs a game with two sides")
+    schedule = schedule_of({**config, "rounds": -(-games // len(names))})[:games]
+    tournament = {"game": config["game"], "participants": participants, "time_control":
+                  config["time_control"], "max_actions": None}
+    tasks = [_match_task(tournament, game, g) for g in schedule]
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+    rows, stopped = [], ""
+    for task, result in execute(tasks, jobs, ray_address):
+        row = _store_row(game, task, result, out_dir)
+        rows.append(row)
+        table = standings(game, names, rows)
+        if on_game:
+            on_game(Progress(len(rows), len(tasks), table, {**result, "sides": row.sides,
+                                                            "scores": row.scores}))
+        stopped = _sprt_decision(sprt, names, rows)
+        if stopped:
+            break
+    rows.sort(key=lambda r: r.idx)
+    return MatchOutcome(rows, standings(game, names, rows), stopped)
+
+
+def _match_task(config: dict, game, scheduled) -> dict:
+    return {"spec": config["game"], "seed": scheduled.seed, "index": scheduled.index,
+            "players": seat_players(game, scheduled.sides, config["participants"]),
+            "time_control": config["time_control"], "max_actions": None,
+            "meta": {"match_game": scheduled.index + 1, "sides": list(scheduled.sides)}}
+
+
+def _store_row(game, task: dict, result: dict, out_dir: str | None):
+    row = SimpleNamespace(idx=task["index"], sides=task["meta"]["sides"], seed=task["seed"],
+                          scores=side_scores(game, result["returns"]), **result)
+    if out_dir:
+        path = os.path.join(out_dir, f"game-{task['index'] + 1:04d}.json")
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(result["record"], handle, indent=1)
+            handle.write("\n")
+    return row
+
+
+def _sprt_decision(sprt: Sprt | None, names: list[str], rows: list) -> str:
+    """'' to go on, else the SPRT's decision about the first participant."""
+    if sprt is None:
+        return ""
+    first = [r.scores[r.sides.index(names[0])] for r in rows]
+    wins, draws = first.count(1.0), first.count(0.5)
+    status, llr = sprt.status(wins, draws, len(first) - wins - draws)
+    if status == "continue":
+        return ""
+    return f"SPRT accepted {status} (LLR {llr:.2f}) after {len(rows)} games"

@@ -1,0 +1,151 @@
+"""Who plays whom: participants, sides, pairings and the game schedule.
+
+A *side* is what one participant fills: a seat, or a whole team in team
+games (every seat of the team gets its own instance of the participant's
+agent). Pairings are played in every rotation of the participants over the
+sides; all rotations of one pairing share a chance seed, so that every
+participant meets the same deals and set-ups from every side.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from itertools import combinations
+
+from ..core.errors import BoardlabError
+from ..core.game import Game
+from ..core.options import parse_spec
+
+_NAMED = re.compile(r"^([A-Za-z_][\w.-]*)=(.+)$")
+
+
+def sides_of(game: Game) -> list[list[int]]:
+    """The seats of each side: teams when the game declares them, else one seat each."""
+    team_of = getattr(game, "team_of", None)
+    if team_of is None:
+        return [[seat] for seat in range(game.num_seats)]
+    teams: dict[int, list[int]] = {}
+    for seat in range(game.num_seats):
+        teams.setdefault(team_of(seat), []).append(seat)
+    return [teams[t] for t in sorted(teams)]
+
+
+def parse_participants(texts: list[str]) -> dict[str, str]:
+    """``['fast=mcts(time=0.1)', 'random']`` -> {'fast': 'mcts(time=0.1)', 'random': 'random'}.
+
+    >>> parse_participants(["mcts(time=1)", "quick=mcts(time=0.1)"])
+    {'mcts(time=1)': 'mcts(time=1)', 'quick': 'mcts(time=0.1)'}
+    """
+    participants: dict[str, str] = {}
+    for text in texts:
+        match = _NAMED.match(text.strip())
+        name, spec = match.groups() if match else (short_name(text.strip()), text.strip())
+        if not spec:
+            raise BoardlabError(f"empty agent in {text!r}")
+        if name in participants:
+            raise BoardlabError(f"two participants are named {name!r}: name them, e.g. "
+                                f"a={spec} b={spec}")
+        participants[name] = spec
+    return participants
+
+
+def short_name(spec: str) -> str:
+    """A readable default name: an engine is named after its program file.
+
+    >>> short_name("engine(cmd=python3 engines/my_bot.py --fast)")
+    'engine:my_bot'
+    >>> short_name("mcts(time=1)")
+    'mcts(time=1)'
+    """
+    name, options = parse_spec(spec)
+    command = options.get("cmd") if name == "engine" else None
+    if not command:
+        return spec
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return spec
+    files = [w for w in words if "/" in w or "." in w] or words[:1]
+    return "engine:" + os.path.splitext(os.path.basename(files[-1]))[0] if files else spec
+
+
+def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every cyclic rotation: each participant takes each side once."""
+    return [group[i:] + group[:i] for i in range(len(group))]
+
+
+def round_robin(names: list[str], num_sides: int) -> list[tuple[str, ...]]:
+    """Every group of ``num_sides`` different participants."""
+    if len(names) < num_sides:
+        raise BoardlabError(f"this game has {num_sides} sides: give at least {num_sides} "
+                            f"participants, not {len(names)}")
+    return list(combinations(names, num_sides))
+
+
+def gauntlet(names: list[str], num_sides: int) -> list[tuple[str, ...]]:
+    """The first participant against every group of the others."""
+    if len(names) < num_sides:
+        raise BoardlabError(f"this game has {num_sides} sides: a gauntlet needs at least "
+                            f"{num_sides} participants, not {len(names)}")
+    return [(names[0], *rest) for rest in combinations(names[1:], num_sides - 1)]
+
+
+def match(names: list[str], num_sides: int) -> list[tuple[str, ...]]:
+    """Exactly one participant per side (``boardlab match``)."""
+    if len(names) != num_sides:
+        raise BoardlabError(f"this game has {num_sides} sides: a match needs {num_sides} "
+                            f"agents, not {len(names)}")
+    return [tuple(names)]
+
+
+PAIRINGS = {"round-robin": round_robin, "gauntlet": gauntlet, "match": match}
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """Game ``index``: ``sides[i]`` is the participant on side i; ``seed`` drives chance."""
+
+    index: int
+    sides: tuple[str, ...]
+    seed: int
+
+
+def schedule(names: list[str], num_sides: int, kind: str, rounds: int,
+             seed: int) -> list[ScheduledGame]:
+    """The whole tournament, in a fixed order (the same arguments give the same list)."""
+    if kind not in PAIRINGS:
+        raise BoardlabError(f"unknown tournament format {kind!r} (known: "
+                            f"{', '.join(PAIRINGS)})")
+    if rounds < 1:
+        raise BoardlabError(f"rounds must be at least 1, not {rounds}")
+    games, group_seed = [], seed
+    for _ in range(rounds):
+        for group in PAIRINGS[kind](names, num_sides):
+            for sides in rotations(group):
+                games.append(ScheduledGame(len(games), sides, group_seed))
+            group_seed += 1
+    return games
+
+
+def seat_players(game: Game, sides: tuple[str, ...], participants: dict[str, str]) -> list[str]:
+    """The agent spec of every seat, from the participant on each side."""
+    players = [""] * game.num_seats
+    for seats, name in zip(sides_of(game), sides):
+        for seat in seats:
+            players[seat] = participants[name]
+    return players
+
+
+def side_scores(game: Game, returns: list[float]) -> list[float]:
+    """Per side, the share of the other sides it beat (a draw counts half), in [0, 1].
+
+    With two sides this is 1 for a win, 0.5 for a draw and 0 for a loss.
+    """
+    values = [returns[seats[0]] for seats in sides_of(game)]
+    if len(values) < 2:
+        return [0.5] * len(values)
+    return [sum(1.0 if v > w else 0.5 if v == w else 0.0
+                for j, w in enumerate(values) if j != i) / (len(values) - 1)
+            for i, v in enumerate(values)]

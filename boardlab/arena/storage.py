@@ -1,0 +1,136 @@
+"""Tournament results in a real database, through SQLAlchemy.
+
+SQLite by default (a file), PostgreSQL (or anything SQLAlchemy speaks) by URL.
+A tournament row holds its whole configuration; a game row is written, with
+its record, in one transaction when the game ends, so an interrupted
+tournament loses at most the games that were being played.
+"""
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+
+from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String,
+                        Table, UniqueConstraint, create_engine, insert, select)
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError, SQLAlchemyError
+
+from ..core.errors import BoardlabError
+
+DEFAULT_DB = "boardlab-tournaments.db"
+
+metadata = MetaData()
+
+tournaments = Table(
+    "tournaments", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("config", JSON, nullable=False),
+    Column("created", DateTime(timezone=True), nullable=False),
+)
+
+games = Table(
+    "games", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("tournament_id", ForeignKey("tournaments.id"), nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("sides", JSON, nullable=False),
+    Column("seed", Integer, nullable=False),
+    Column("returns", JSON, nullable=False),
+    Column("scores", JSON, nullable=False),
+    Column("forfeit", JSON),
+    Column("actions", Integer, nullable=False),
+    Column("seconds", Float, nullable=False),
+    Column("record", JSON, nullable=False),
+    Column("finished", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("tournament_id", "idx"),
+)
+
+
+def database_url(text: str | None) -> str:
+    """A SQLAlchemy URL from ``--db``: a URL as it is, a plain path as a SQLite file."""
+    text = text or DEFAULT_DB
+    if text.startswith(("postgresql://", "postgres://")):   # psycopg 3 is the driver we ship
+        return "postgresql+psycopg://" + text.split("://", 1)[1]
+    if "://" in text:
+        return text
+    return "sqlite:///" + os.path.abspath(text)
+
+
+class Store:
+    """The tournaments and games of one database."""
+
+    def __init__(self, url: str | None = None):
+        self.url = database_url(url)
+        try:
+            self.engine = create_engine(self.url)
+            metadata.create_all(self.engine)
+        except (ArgumentError, SQLAlchemyError, ImportError) as error:
+            raise BoardlabError(f"cannot open the database {self._safe_url()}: "
+                                f"{_first_line(error)}") from None
+
+    def _safe_url(self) -> str:
+        try:
+            return self.engine.url.render_as_string(hide_password=True)
+        except AttributeError:
+            return self.url.split("@")[-1]
+
+    def open_tournament(self, name: str, config: dict) -> int:
+        """The id of tournament ``name``; created with ``config`` if it is new.
+
+        An existing tournament must have the same configuration.
+        """
+        with self.engine.begin() as db:
+            row = db.execute(select(tournaments).where(tournaments.c.name == name)).first()
+            if row is None:
+                return db.execute(insert(tournaments).values(
+                    name=name, config=config, created=_now())).inserted_primary_key[0]
+        if row.config != config:
+            raise BoardlabError(f"tournament {name!r} already exists in {self._safe_url()} "
+                                f"with another configuration (give another --name, or "
+                                f"--resume {name} to continue it)")
+        return row.id
+
+    def config(self, name: str) -> dict:
+        with self.engine.connect() as db:
+            row = db.execute(select(tournaments.c.config)
+                             .where(tournaments.c.name == name)).first()
+        if row is None:
+            raise BoardlabError(f"no tournament named {name!r} in {self._safe_url()}")
+        return row.config
+
+    def names(self) -> list[str]:
+        with self.engine.connect() as db:
+            return [r.name for r in db.execute(select(tournaments.c.name)
+                                               .order_by(tournaments.c.id))]
+
+    def finished_games(self, tournament_id: int) -> list:
+        """The rows of the finished games, in schedule order."""
+        with self.engine.connect() as db:
+            return list(db.execute(select(games).where(games.c.tournament_id == tournament_id)
+                                   .order_by(games.c.idx)))
+
+    def add_game(self, tournament_id: int, index: int, sides, seed: int, scores,
+                 result: dict) -> None:
+        """Store one finished game with its record (one transaction)."""
+        row = dict(tournament_id=tournament_id, idx=index, sides=list(sides), seed=seed,
+                   returns=result["returns"], scores=scores, forfeit=result["forfeit"],
+                   actions=result["actions"], seconds=result["seconds"],
+                   record=result["record"], finished=_now())
+        try:
+            with self.engine.begin() as db:
+                db.execute(insert(games).values(**row))
+        except IntegrityError:
+            raise BoardlabError(f"game {index} of this tournament is already stored") from None
+        except OperationalError as error:
+            raise BoardlabError(f"cannot store game {index}: {_first_line(error)}") from None
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -1,0 +1,167 @@
+"""Tournaments: a fixed schedule of games, played in parallel, stored as they end.
+
+The configuration (game, participants, format, rounds, seed, time control)
+determines the whole schedule, so a tournament is resumed by playing the
+scheduled games that are not in the database yet: a finished game is never
+played again or lost. Standings and ratings are computed from the stored
+games only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..agents import make_agent
+from ..core.errors import BoardlabError
+from ..core.registry import make
+from .executor import execute
+from .game_runner import TimeControl
+from .ratings import Rating, bradley_terry, openskill_ratings
+from .schedule import schedule, seat_players, side_scores, sides_of
+from .storage import Store
+
+
+def tournament_config(spec: str, participants: dict[str, str], kind: str = "round-robin",
+                      rounds: int = 1, seed: int = 1, time_control: TimeControl | None = None,
+                      max_actions: int | None = None) -> dict:
+    """A checked, JSON-ready configuration (what the database keeps)."""
+    game = make(spec)
+    control = time_control or TimeControl()
+    for name, agent in participants.items():          # bad agent specs fail now, not later
+        make_agent(agent, game, 0).close()
+    config = {"game": game.spec, "participants": dict(participants), "format": kind,
+              "rounds": rounds, "seed": seed,
+              "time_control": {"move": control.move, "game": control.game,
+                               "increment": control.increment},
+              "max_actions": max_actions}
+    if len(participants) < 2:
+        raise BoardlabError("a tournament needs at least two participants")
+    schedule_of(config)                                # a bad format or too few agents: now
+    return config
+
+
+def schedule_of(config: dict):
+    game = make(config["game"])
+    return schedule(list(config["participants"]), len(sides_of(game)), config["format"],
+                    config["rounds"], config["seed"])
+
+
+@dataclass
+class Standing:
+    """One participant's line in the table."""
+
+    name: str
+    games: int = 0
+    points: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    forfeits: int = 0
+    rating: Rating | None = None
+
+    @property
+    def score(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+
+@dataclass
+class Progress:
+    """What a display needs after each game."""
+
+    done: int
+    total: int
+    standings: list[Standing]
+    last: dict | None = None
+
+
+class Tournament:
+    """A tournament in a store: run (or resume) it, and read its standings."""
+
+    def __init__(self, store: Store, name: str, config: dict):
+        self.store, self.name, self.config = store, name, config
+        self.id = store.open_tournament(name, config)
+        self.game = make(config["game"])
+        self.games = schedule_of(config)
+
+    @classmethod
+    def resume(cls, store: Store, name: str) -> "Tournament":
+        return cls(store, name, store.config(name))
+
+    def pending(self) -> list:
+        done = {row.idx for row in self.store.finished_games(self.id)}
+        return [g for g in self.games if g.index not in done]
+
+    def task(self, scheduled) -> dict:
+        participants = self.config["participants"]
+        return {"spec": self.config["game"], "seed": scheduled.seed, "index": scheduled.index,
+                "players": seat_players(self.game, scheduled.sides, participants),
+                "time_control": self.config["time_control"],
+                "max_actions": self.config["max_actions"],
+                "meta": {"tournament": self.name, "game_index": scheduled.index,
+                         "sides": list(scheduled.sides)}}
+
+    def run(self, jobs: int = 1, ray_address: str | None = None,
+            on_game: Callable[[Progress], None] | None = None) -> list[Standing]:
+        """Play every pending game; ``on_game`` hears about each one as it is stored."""
+        pending = self.pending()
+        by_index = {g.index: g for g in pending}
+        done = len(self.games) - len(pending)
+        if on_game:
+            on_game(Progress(done, len(self.games), self.standings()))
+        for task, result in execute([self.task(g) for g in pending], jobs, ray_address):
+            scheduled = by_index[task["index"]]
+            scores = side_scores(self.game, result["returns"])
+            self.store.add_game(self.id, scheduled.index, scheduled.sides, scheduled.seed,
+                                scores, result)
+            done += 1
+            if on_game:
+                on_game(Progress(done, len(self.games), self.standings(),
+                                 {**result, "sides": scheduled.sides, "scores": scores}))
+        return self.standings()
+
+    # Standings --------------------------------------------------------------------------
+    def rows(self) -> list:
+        return self.store.finished_games(self.id)
+
+    def standings(self) -> list[Standing]:
+        return standings(self.game, list(self.config["participants"]), self.rows())
+
+
+def ratings_kind(game) -> str:
+    return "Elo (Bradley-Terry)" if len(sides_of(game)) == 2 else "OpenSkill mu"
+
+
+def standings(game, names: list[str], rows) -> list[Standing]:
+    """Points, wins/draws/losses, forfeits and ratings, best first.
+
+    ``rows`` are finished games with ``sides``, ``scores`` and ``forfeit``.
+    """
+    table = {name: Standing(name) for name in names}
+    for row in rows:
+        _count(game, table, row)
+    for rating in ratings(game, names, rows):
+        table[rating.name].rating = rating
+    return sorted(table.values(), key=lambda s: (-(s.rating.rating if s.rating else 0),
+                                                 -s.score, s.name))
+
+
+def _count(game, table: dict, row) -> None:
+    forfeit_seat = (row.forfeit or {}).get("seat")
+    for seats, name, score in zip(sides_of(game), row.sides, row.scores):
+        line = table[name]
+        line.games += 1
+        line.points += score
+        line.wins += score == 1.0
+        line.draws += 0.0 < score < 1.0
+        line.losses += score == 0.0
+        line.forfeits += forfeit_seat in {game.seat_names[s] for s in seats}
+
+
+def ratings(game, names: list[str], rows) -> list[Rating]:
+    """Bradley–Terry (Elo) for two sides, OpenSkill (Plackett–Luce) for more."""
+    if not rows:
+        return []
+    if len(sides_of(game)) == 2:
+        return bradley_terry([(r.sides[0], r.sides[1], r.scores[0]) for r in rows], names)
+    return openskill_ratings([([[n] for n in r.sides], [-s for s in r.scores]) for r in rows],
+                             names)
