@@ -33,10 +33,11 @@ def sides_of(game: Game) -> list[list[int]]:
 
 
 def parse_participants(texts: list[str]) -> dict[str, str]:
-    """``['fast=mcts(time=0.1)', 'random']`` -> {'fast': 'mcts(time=0.1)', 'random': 'random'}.
+    """Agent specs, optionally ``name=spec``, to {name: spec}; repeated names get ``#2``...
 
-    >>> parse_participants(["mcts(time=1)", "quick=mcts(time=0.1)"])
-    {'mcts(time=1)': 'mcts(time=1)', 'quick': 'mcts(time=0.1)'}
+    >>> parse_participants(["mcts(time=1)", "quick=mcts(time=0.1)", "random", "random"])
+    {'mcts(time=1)': 'mcts(time=1)', 'quick': 'mcts(time=0.1)', 'random': 'random', \
+'random#2': 'random'}
     """
     participants: dict[str, str] = {}
     for text in texts:
@@ -44,9 +45,10 @@ def parse_participants(texts: list[str]) -> dict[str, str]:
         name, spec = match.groups() if match else (short_name(text.strip()), text.strip())
         if not spec:
             raise BoardlabError(f"empty agent in {text!r}")
-        if name in participants:
-            raise BoardlabError(f"two participants are named {name!r}: name them, e.g. "
-                                f"a={spec} b={spec}")
+        base, number = name, 1
+        while name in participants:
+            number += 1
+            name = f"{base}#{number}"
         participants[name] = spec
     return participants
 

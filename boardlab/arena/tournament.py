@@ -34,9 +34,9 @@ def tournament_config(spec: str, participants: dict[str, str], kind: str = "roun
               "time_control": {"move": control.move, "game": control.game,
                                "increment": control.increment},
               "max_actions": max_actions}
+    schedule_of(config)                                # a bad format or too few agents: now
     if len(participants) < 2:
         raise BoardlabError("a tournament needs at least two participants")
-    schedule_of(config)                                # a bad format or too few agents: now
     return config
 
 

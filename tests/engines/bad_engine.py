@@ -11,7 +11,6 @@ first ``go`` and then, depending on MODE:
   long     answers with a line of 100 KiB without a newline, then hangs
   late     answers the 3rd go too late (sleeps 3 s)
 """
-import os
 import random
 import subprocess
 import sys

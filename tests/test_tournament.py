@@ -1,0 +1,239 @@
+"""Schedules, tournaments on SQLite and PostgreSQL, resuming after a kill, Ray, the CLI."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, func, select
+
+import boardlab
+from boardlab.arena.executor import execute
+from boardlab.arena.schedule import (parse_participants, schedule, seat_players, side_scores,
+                                     sides_of)
+from boardlab.arena.storage import Store, database_url, games
+from boardlab.arena.tournament import Tournament, tournament_config
+from boardlab.cli import main
+from boardlab.core.errors import BoardlabError
+from boardlab.core.record import check_record
+
+from postgres_server import PostgresServer, find_binaries
+
+SMALL = "carteso(size=4)"
+
+
+# Schedules ---------------------------------------------------------------------------------
+def test_round_robin_plays_every_pair_in_both_seat_orders():
+    games = schedule(["a", "b", "c"], 2, "round-robin", rounds=2, seed=10)
+    assert len(games) == 3 * 2 * 2
+    pairs = [g.sides for g in games[:6]]
+    assert pairs == [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
+    assert [g.seed for g in games[:4]] == [10, 10, 11, 11]     # a rotation shares its chance
+    assert [g.index for g in games] == list(range(12))
+
+
+def test_gauntlet_and_multi_seat_schedules():
+    gauntlet = schedule(["hero", "x", "y", "z"], 2, "gauntlet", 1, 0)
+    assert {frozenset(g.sides) for g in gauntlet} == {frozenset({"hero", o}) for o in "xyz"}
+    three = schedule(["a", "b", "c", "d"], 3, "round-robin", 1, 0)
+    assert len(three) == 4 * 3                                 # C(4,3) groups x 3 rotations
+    for name in "abcd":
+        for side in range(3):
+            assert sum(g.sides[side] == name for g in three) == 3
+
+
+def test_bad_schedules_are_refused():
+    with pytest.raises(BoardlabError, match="at least 3"):
+        schedule(["a", "b"], 3, "round-robin", 1, 0)
+    with pytest.raises(BoardlabError, match="unknown tournament format"):
+        schedule(["a", "b"], 2, "swiss", 1, 0)
+    assert list(parse_participants(["random", "random", "x=greedy"])) == \
+        ["random", "random#2", "x"]
+
+
+def test_teams_are_sides_in_ctor():
+    game = boardlab.make("ctor(teams=2v2,size=8)")
+    assert sides_of(game) == [[s for s in range(4) if game.team_of(s) == t] for t in (0, 1)]
+    players = seat_players(game, ("p", "q"), {"p": "random", "q": "greedy"})
+    assert [players[s] for s in range(4)] == ["random" if game.team_of(s) == 0 else "greedy"
+                                              for s in range(4)]
+
+
+def test_side_scores_rank_the_sides():
+    two = boardlab.make(SMALL)
+    assert side_scores(two, [1.0, -1.0]) == [1.0, 0.0]
+    assert side_scores(two, [0.0, 0.0]) == [0.5, 0.5]
+    three = boardlab.make("cartagena(players=3)")
+    assert side_scores(three, [-1.0, 1.0, -1.0]) == [0.25, 1.0, 0.25]
+
+
+def test_database_urls():
+    assert database_url("x.db").startswith("sqlite:////")
+    assert database_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
+    with pytest.raises(BoardlabError, match="cannot open the database"):
+        Store("nosuchdialect://x")
+
+
+# Tournaments --------------------------------------------------------------------------------
+def _config(**changes):
+    options = dict(spec=SMALL, participants={"r1": "random", "g": "greedy", "r2": "random"},
+                   rounds=1, seed=3)
+    options.update(changes)
+    return tournament_config(options.pop("spec"), options.pop("participants"), **options)
+
+
+def _play_small_tournament(url):
+    store = Store(url)
+    tournament = Tournament(store, "t1", _config())
+    standings = tournament.run(jobs=1)
+    rows = tournament.rows()
+    assert len(rows) == len(tournament.games) == 6
+    assert sum(s.games for s in standings) == 12
+    assert sum(s.points for s in standings) == 6
+    for row in rows:
+        state = check_record(row.record)
+        assert state.returns() == row.returns
+        assert row.record["meta"]["sides"] == list(row.sides)
+    assert all(s.rating is not None for s in standings)
+    assert Tournament(store, "t1", _config()).pending() == []   # same name, same config
+    with pytest.raises(BoardlabError, match="another configuration"):
+        Tournament(store, "t1", _config(rounds=2))
+    store.dispose()
+    return [(r.idx, r.returns) for r in rows]
+
+
+def test_small_tournament_on_sqlite(tmp_path):
+    _play_small_tournament(str(tmp_path / "t.db"))
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    bindir = find_binaries()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries are not installed (.ci/run installs them)")
+    root = tempfile.mkdtemp(prefix="boardlab-pg-", dir="/tmp")
+    server = PostgresServer(root, bindir).start()
+    yield server
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_small_tournament_on_postgresql(postgres, tmp_path):
+    on_postgres = _play_small_tournament(postgres.url)
+    on_sqlite = _play_small_tournament(str(tmp_path / "same.db"))
+    assert on_postgres == on_sqlite                 # same seeds, same games, either database
+
+
+def test_parallel_and_ray_give_the_same_games():
+    tasks = [{"spec": SMALL, "players": ["random", "greedy"], "seed": s, "index": s}
+             for s in range(4)]
+    serial = {t["index"]: r["returns"] for t, r in execute(tasks, jobs=1)}
+    pooled = {t["index"]: r["returns"] for t, r in execute(tasks, jobs=2)}
+    assert pooled == serial
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'boardlab[ray]')")
+    on_ray = {t["index"]: r["returns"] for t, r in execute(tasks, jobs=2, ray_address="local")}
+    assert on_ray == serial
+
+
+def test_multi_seat_tournament_uses_openskill(tmp_path):
+    store = Store(str(tmp_path / "c.db"))
+    config = tournament_config("cartagena(players=3)", {"a": "random", "b": "greedy",
+                                                        "c": "random"}, max_actions=400)
+    tournament = Tournament(store, "cartagena", config)
+    standings = tournament.run()
+    assert len(tournament.rows()) == 3
+    assert all(s.games == 3 and s.rating is not None for s in standings)
+    assert standings[0].rating.rating >= standings[-1].rating.rating
+
+
+# Resuming after a kill ------------------------------------------------------------------------
+def _count(url) -> list:
+    engine = create_engine(database_url(url))
+    with engine.connect() as db:
+        rows = [(r.idx, r.finished, json.dumps(r.returns)) for r in
+                db.execute(select(games.c.idx, games.c.finished, games.c.returns))]
+        assert db.execute(select(func.count(games.c.idx.distinct()))).scalar() == len(rows)
+    engine.dispose()
+    return sorted(rows)
+
+
+def test_resume_after_kill_loses_and_replays_nothing(tmp_path):
+    db = str(tmp_path / "resume.db")
+    argv = [sys.executable, "-m", "boardlab.cli", "tournament", "rumbo(size=5)", "random",
+            "greedy", "mcts(iterations=150)", "--rounds", "2", "--name", "r", "--db", db,
+            "--plot", str(tmp_path / "r.png")]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if os.path.exists(db) and len(_count(db)) >= 3:
+            break
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    before = _count(db)
+    assert 3 <= len(before) < 12, "the kill came too late to test resuming"
+    done = subprocess.run([sys.executable, "-m", "boardlab.cli", "tournament", "--resume", "r",
+                           "--db", db, "--plot", str(tmp_path / "r.png")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    after = _count(db)
+    assert len(after) == 12 and [r[0] for r in after] == list(range(12))
+    assert set(before) <= set(after)                 # the finished games were kept untouched
+    assert f"{12 - len(before)} to play" in done.stderr
+    assert "standings" in done.stdout and (tmp_path / "r.png").stat().st_size > 0
+
+
+# The commands -------------------------------------------------------------------------------
+def test_tournament_and_standings_commands(tmp_path, capsys):
+    db, plot = str(tmp_path / "cli.db"), str(tmp_path / "plot.png")
+    assert main(["tournament", SMALL, "random", "g=greedy", "--name", "cli", "--db", db,
+                 "--plot", plot, "--move-time", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "standings" in out and "g" in out and "random" in out
+    assert Path(plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["standings", "--db", db]) == 0
+    assert capsys.readouterr().out.split() == ["cli"]
+    assert main(["standings", "cli", "--db", db, "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert sorted(line["name"] for line in table) == ["g", "random"]
+    assert sum(line["games"] for line in table) == 4
+    assert main(["tournament", "--resume", "nope", "--db", db]) == 2
+    assert "no tournament named 'nope'" in capsys.readouterr().err
+
+
+def test_match_command_writes_records_and_reports(tmp_path, capsys):
+    out = tmp_path / "records"
+    assert main(["match", SMALL, "random", "greedy", "--games", "4", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Elo against greedy" in text and "4 records in" in text
+    files = sorted(out.iterdir())
+    assert [f.name for f in files] == [f"game-{i:04d}.json" for i in range(1, 5)]
+    players = [json.loads(f.read_text())["players"] for f in files]
+    assert players[:2] == [["random", "greedy"], ["greedy", "random"]]   # seats rotate
+
+
+def test_match_sprt_stops_early(tmp_path, capsys):
+    assert main(["match", "carteso(size=5)", "greedy", "random", "--games", "200",
+                 "--sprt", "0,200", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "SPRT accepted" in text
+    assert len(list(tmp_path.iterdir())) < 200
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["match", SMALL, "random"], "a match needs 2 agents"),
+    (["match", SMALL, "random", "nosuchagent"], "unknown agent"),
+    (["match", SMALL, "random", "random", "--move-time", "-1"], "must be positive"),
+    (["match", SMALL, "random", "random", "--sprt", "10,0"], "elo0 < elo1"),
+    (["tournament", SMALL, "random"], "at least two agents"),
+])
+def test_bad_arena_commands_fail_clearly(argv, message, capsys, tmp_path):
+    assert main(argv + (["--out", str(tmp_path)] if argv[0] == "match" else
+                        ["--db", str(tmp_path / "x.db")])) == 2
+    assert message in capsys.readouterr().err
