@@ -372,9 +372,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "'engine(cmd=./my_engine)' (docs/engine-protocol.md).")
     match.add_argument("spec", help="game spec, e.g. 'carteso(size=9)'")
     match.add_argument("agents", nargs="+", help="one agent per side (seat or team)")
-    match.add_argument("--games", type=int, default=10)
-    match.add_argument("--seed", type=int, default=1, help="games i, i+1... of one "
-                       "rotation share seed+k, so each agent meets the same chance")
+    match.add_argument("--games", type=int, default=10, help="number of games (default 10)")
+    match.add_argument("--seed", type=int, default=1, help="chance seed of the first round "
+                       "of rotations (then +1 per round): each agent meets the same deals "
+                       "from every side")
     match.add_argument("--out", help="folder for the records (default "
                        "boardlab-matches/GAME-TIME)")
     match.add_argument("--sprt", metavar="ELO0,ELO1", help="stop when an SPRT on the first "
