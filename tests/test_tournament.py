@@ -17,7 +17,7 @@ from boardlab.arena.executor import execute
 from boardlab.arena.schedule import (parse_participants, schedule, seat_players, side_scores,
                                      sides_of)
 from boardlab.arena.storage import Store, database_url, games
-from boardlab.arena.tournament import Tournament, tournament_config
+from boardlab.arena.tournament import Tournament, ratings_kind, tournament_config
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError
 from boardlab.core.record import check_record
@@ -237,3 +237,20 @@ def test_bad_arena_commands_fail_clearly(argv, message, capsys, tmp_path):
     assert main(argv + (["--out", str(tmp_path)] if argv[0] == "match" else
                         ["--db", str(tmp_path / "x.db")])) == 2
     assert message in capsys.readouterr().err
+
+
+def test_team_tournament_rates_each_team_as_one_side(tmp_path):
+    store = Store(str(tmp_path / "ctor.db"))
+    config = tournament_config("ctor(teams=2v2,size=8)", {"r": "random", "g": "greedy"},
+                               rounds=2)
+    tournament = Tournament(store, "ctor", config)
+    standings = tournament.run(jobs=2)
+    rows = tournament.rows()
+    assert len(rows) == 4 and all(len(r.record["players"]) == 4 for r in rows)
+    for row in rows:                                   # both seats of a team: one participant
+        game = boardlab.make(row.record["spec"])
+        spec_of = dict(zip(row.sides, ("random" if n == "r" else "greedy" for n in row.sides)))
+        for seats, name in zip(sides_of(game), row.sides):
+            assert {row.record["players"][s] for s in seats} == {spec_of[name]}
+    assert [s.games for s in standings] == [4, 4]
+    assert ratings_kind(game).startswith("Elo")
