@@ -81,8 +81,9 @@ class LiveBoard:
     def _log_line(self, progress: Progress) -> None:
         last = progress.last
         if last is None:
-            print(f"{self.title}: {progress.done}/{progress.total} games already played",
-                  file=self.console.file, flush=True)
+            if progress.done:
+                print(f"{self.title}: {progress.done}/{progress.total} games already played",
+                      file=self.console.file, flush=True)
             return
         forfeit = last.get("forfeit")
         note = f", forfeit by {forfeit['seat']}: {forfeit['kind']}" if forfeit else ""
