@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import agents as agent_registry
@@ -291,12 +292,13 @@ def cmd_standings(args) -> int:
     return 0
 
 
-def _runner_options(parser) -> None:
+def _runner_options(parser, jobs: int = 1) -> None:
     parser.add_argument("--move-time", type=float, help="seconds per move for every agent")
     parser.add_argument("--game-time", type=float, help="seconds per game and seat (a clock)")
     parser.add_argument("--increment", type=float, default=0.0, help="seconds added to the "
                         "clock after each move")
-    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel")
+    parser.add_argument("--jobs", type=int, default=jobs, help=f"games played in parallel "
+                        f"(default {jobs})")
     parser.add_argument("--ray", metavar="ADDRESS", help="play on a Ray cluster ('auto', "
                         "'ray://host:10001', or 'local' for a Ray instance on this machine)")
 
@@ -402,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--max-actions", type=int, help="stop (unfinished) games this "
                             "long")
     tournament.add_argument("--plot", help="ratings plot file (default NAME.png)")
-    _runner_options(tournament)
+    _runner_options(tournament, jobs=os.cpu_count() or 1)
     standings = sub.add_parser("standings", help="standings and ratings of a stored "
                                "tournament (no name: list them)")
     standings.add_argument("name", nargs="?")
@@ -419,7 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "seats (default mcts(iterations=300))")
     komi.add_argument("--games", type=int, default=200, help="games in all (default 200)")
     komi.add_argument("--range", help="komi values LO:HI to test (default: the game's "
-                      "default komi +- a quarter of the board's points)")
+                      "default komi +- a quarter of the board's points); a negative LO needs "
+                      "'=': --range=-10:20")
     komi.add_argument("--step", type=float, default=1.0, help="spacing of the allowed komi "
                       "values from the game's default komi (default 1; 0.5 for every "
                       "half point)")
