@@ -185,9 +185,10 @@ def fake_play(fair, scale):
     def play(task):
         spec, agent, seed = task
         komi = boardlab.make(spec).options["komi"]
-        win = random.Random(seed).random() < 1 / (1 + math.exp((komi - fair) / scale))
+        u = random.Random(seed).random()
+        margin = fair + scale * math.log(u / (1 - u))     # logistic: P(margin > komi) as fitted
         play.seeds.append(seed)
-        return float(win), 10, 0.001
+        return float(margin > komi), 10, 0.001, margin
     play.seeds = []
     return play
 
@@ -290,3 +291,23 @@ def test_numpy_fit_matches_a_brute_force_maximum():
     for da in (-0.01, 0.01):
         for db in (-0.01, 0.01):
             assert loglik(a + da, b + db) < best
+
+
+def test_margin_estimate_finds_the_median_lead(monkeypatch):
+    monkeypatch.setattr(K, "_play_one", fake_play(fair=-4.3, scale=3.0))
+    result = K.find_fair_komi("carteso", {"size": "5"}, agent="random", games=300, seed=3,
+                              komi_range="-20:20", resamples=300)
+    margin = result["margin"]
+    assert margin["games"] == 300 and abs(margin["fair_komi"] + 4.3) < 1.5
+    low, high = margin["interval"]
+    assert low < -4.3 < high and high - low < 4
+    assert margin["nearest_komi"] in (-4, -5)
+    assert "from the board margins" in "\n".join(K.format_report(result))
+
+
+def test_real_games_report_board_margins():
+    result = K.find_fair_komi("rumbo(size=3)", agent="random", games=6, seed=2,
+                              komi_range="-4:4", resamples=100)
+    margin = result["margin"]
+    assert margin["games"] == 6
+    assert all(-9 <= v <= 9 for v in (margin["fair_komi"], *margin["interval"]))

@@ -37,7 +37,8 @@ from ..core.errors import BoardlabError
 from ..core.options import parse_spec
 from ..core import registry
 from ..core.registry import game_class, make
-from .match import play_game, wilson_interval
+from .game_runner import run_game
+from .match import wilson_interval
 
 DEFAULT_AGENT = "mcts(iterations=300)"
 FIRST_ROUND_SHARE = 0.4      # share of the games spent spreading over the range
@@ -330,18 +331,58 @@ def bootstrap(table: dict[int, list[float]], resamples: int, seed: int) -> dict:
             "resamples": resamples, "failed": int(resamples - finite.size)}
 
 
+def margin_estimate(margins, anchor_half: int, step_half: int, resamples: int,
+                    seed: int) -> dict | None:
+    """The fair komi from the board margins: their median, with a bootstrap interval.
+
+    A game with board margin m (first seat's lead without komi) is won by the first
+    seat under komi K exactly when m > K, so the median margin is the komi that
+    splits the games evenly. Margins from all komi values are pooled, which assumes
+    the agents play about the same whatever the komi (the logistic fit does not
+    assume this). It uses the size of each lead, not only who won, so it needs
+    fewer games when leads vary a lot.
+
+    >>> margin_estimate([-3, 1, 2, 5, 9], 14, 2, 200, 1)["fair_komi"]
+    2.0
+    """
+    if not margins:
+        return None
+    values = np.asarray(margins, dtype=float)
+    rng = np.random.default_rng(seed)
+    medians = np.median(rng.choice(values, size=(resamples, values.size)), axis=1)
+    fair = float(np.median(values))
+    near = nearest_allowed(fair, anchor_half, step_half) / 2
+    rate = float(np.mean(values > near) + 0.5 * np.mean(values == near))
+    return {"fair_komi": fair, "interval": [float(np.percentile(medians, 2.5)),
+                                            float(np.percentile(medians, 97.5))],
+            "nearest_komi": near, "nearest_rate": rate, "games": int(values.size),
+            "mean": float(values.mean()), "sd": float(values.std())}
+
+
 # Playing ----------------------------------------------------------------------------
 
 def _play_one(task):
-    """Worker: one self-play game -> (first-seat score 1/0.5/0, actions, CPU seconds)."""
+    """Worker: one self-play game -> (first-seat score 1/0.5/0, actions, CPU seconds, margin).
+
+    ``margin`` is the first seat's lead on the board (its score minus the second
+    seat's score without komi): the komi that would have made the game a draw.
+    """
     spec, agent, seed = task
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        returns, actions = play_game(spec, [agent, agent], seed)
-    first = returns[0]
+        result = run_game(spec, [agent, agent], seed)
+    first = result.returns[0]
     score = 1.0 if first > 0 else 0.0 if first < 0 else 0.5
-    return score, actions, time.process_time() - start
+    return score, result.actions, time.process_time() - start, _margin(result.record)
+
+
+def _margin(record: dict) -> float | None:
+    scores = (record.get("result") or {}).get("scores")
+    if not scores:
+        return None
+    first, second = record["seats"][:2]
+    return scores[first] - scores[second] + record["options"]["komi"]
 
 
 def _play_tasks(tasks, pool):
@@ -376,8 +417,10 @@ def find_fair_komi(game: str, options: dict | None = None, agent: str = DEFAULT_
     plan = plan_run(game, options, agent, games, jobs, komi_range, step, rounds, resamples,
                     seed)
     started = time.perf_counter()
-    outcomes, actions, cpu = play_rounds(plan, agent, games, seed, jobs, rounds, progress)
+    outcomes, actions, cpu, margins = play_rounds(plan, agent, games, seed, jobs, rounds,
+                                                  progress)
     result = summarise(outcomes, plan["anchor"], plan["step"], resamples, seed)
+    result["margin"] = margin_estimate(margins, plan["anchor"], plan["step"], resamples, seed)
     lo, hi = plan["range"]
     result.update(game=plan["game"].name, spec=plan["game"].spec, agent=agent, seed=seed,
                   range=[lo / 2, hi / 2], step=plan["step"] / 2,
@@ -416,8 +459,8 @@ def plan_run(game, options, agent, games, jobs, komi_range, step, rounds, resamp
 
 
 def play_rounds(plan, agent, games, seed, jobs, rounds, progress=None):
-    """Play the adaptive rounds -> ([(komi_half, score)], [actions], CPU seconds)."""
-    outcomes, actions, cpu = [], [], 0.0
+    """Play the adaptive rounds -> ([(komi_half, score)], [actions], CPU seconds, margins)."""
+    outcomes, actions, cpu, margins = [], [], 0.0, []
     lo, hi = plan["range"]
     sizes = round_sizes(games, rounds)
     pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
@@ -430,9 +473,11 @@ def play_rounds(plan, agent, games, seed, jobs, rounds, progress=None):
                 ("" if centre is None else f", estimate {centre:.1f}")
             tasks = [(plan["specs"][k], agent, seed + len(outcomes) + i)
                      for i, k in enumerate(design)]
-            for komi_half, (score, length, seconds) in zip(design, _play_tasks(tasks, pool),
-                                                              strict=True):
+            for komi_half, (score, length, seconds, margin) in zip(
+                    design, _play_tasks(tasks, pool), strict=True):
                 outcomes.append((komi_half, score))
+                if margin is not None:
+                    margins.append(margin)
                 actions.append(length)
                 cpu += seconds
                 if progress:
@@ -440,7 +485,7 @@ def play_rounds(plan, agent, games, seed, jobs, rounds, progress=None):
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    return outcomes, actions, cpu
+    return outcomes, actions, cpu, margins
 
 
 def _centre(outcomes, lo: int, hi: int) -> float:
@@ -529,6 +574,13 @@ def format_report(result: dict) -> list[str]:
         if result["nearest_komi"] is not None:
             lines.append(f"middle of the gap {result['fair_komi']:g}, nearest allowed komi "
                          f"{result['nearest_komi']:g}")
+    margin = result.get("margin")
+    if margin:
+        low, high = margin["interval"]
+        lines.append(f"from the board margins (median of {margin['games']}, sd "
+                     f"{margin['sd']:.1f}): fair komi {margin['fair_komi']:.1f} (95% interval "
+                     f"{low:.1f} to {high:.1f}); at komi {margin['nearest_komi']:g} the first "
+                     f"seat would win {100 * margin['nearest_rate']:.1f}% of these games")
     lines.extend(f"warning: {text}" for text in result["warnings"])
     lines.append(f"{result['mean_actions']:.0f} actions a game, {result['seconds']:.0f} s "
                  f"({result['cpu_seconds']:.0f} s of game CPU time, {result['jobs']} job(s))")
