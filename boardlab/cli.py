@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 
 from . import agents as agent_registry
@@ -165,7 +166,21 @@ def cmd_duel(args) -> int:
 def _time_control(args):
     from .arena.game_runner import TimeControl
 
-    return TimeControl(move=args.move_time, game=args.game_time, increment=args.increment)
+    return TimeControl(move=args.move_time, game=args.game_time,
+                       increment=args.increment or 0.0)
+
+
+def _check_runner_args(args) -> None:
+    """Refuse numbers that make no sense before anything starts."""
+    if args.jobs < 1:
+        raise BoardlabError(f"--jobs must be at least 1, not {args.jobs}")
+    for flag in ("games", "rounds", "max_actions"):
+        value = getattr(args, flag, None)
+        if value is not None and value < 1:
+            raise BoardlabError(f"--{flag.replace('_', '-')} must be at least 1, not {value}")
+    seed = getattr(args, "seed", None)
+    if seed is not None and not 0 <= seed < 2**31 - 10**6:
+        raise BoardlabError(f"--seed must be between 0 and {2**31 - 10**6 - 1}, not {seed}")
 
 
 def _plot(standings, kind: str, path: str, title: str) -> None:
@@ -186,6 +201,7 @@ def cmd_match(args) -> int:
     from .arena.schedule import parse_participants, sides_of
     from .arena.tournament import ratings_kind
 
+    _check_runner_args(args)
     game = make(args.spec)
     participants = parse_participants(args.agents)
     out = args.out or f"boardlab-matches/{game.name}-{datetime.now():%Y%m%d-%H%M%S}"
@@ -230,25 +246,34 @@ def cmd_tournament(args) -> int:
     from .arena.storage import Store
     from .arena.tournament import Tournament, ratings_kind, tournament_config
 
+    _check_runner_args(args)
     store = Store(args.db)
     if args.resume:
-        if args.spec or args.agents:
-            raise BoardlabError("--resume NAME takes the game and agents from the database: "
-                                "give no game or agents")
+        given = [flag for flag, value in (("a game", args.spec), ("agents", args.agents),
+                                          ("--format", args.format), ("--rounds", args.rounds),
+                                          ("--seed", args.seed), ("--max-actions",
+                                                                  args.max_actions),
+                                          ("--move-time", args.move_time),
+                                          ("--game-time", args.game_time),
+                                          ("--increment", args.increment)) if value not in (None, [])]
+        if given:
+            raise BoardlabError(f"--resume takes the whole configuration from the database: "
+                                f"do not give {', '.join(given)}")
         tournament = Tournament.resume(store, args.resume)
     else:
         if not args.spec or len(args.agents) < 2:
             raise BoardlabError("give a game spec and at least two agents, or --resume NAME")
         participants = parse_participants(args.agents)
-        config = tournament_config(args.spec, participants, args.format, args.rounds,
-                                   args.seed, _time_control(args), args.max_actions)
-        name = args.name or f"{make(args.spec).name}-{args.format}-" \
+        config = tournament_config(args.spec, participants, args.format or "round-robin",
+                                   args.rounds or 1, 1 if args.seed is None else args.seed,
+                                   _time_control(args), args.max_actions)
+        name = args.name or f"{make(args.spec).name}-{args.format or 'round-robin'}-" \
             f"{datetime.now():%Y%m%d-%H%M%S}"
         tournament = Tournament(store, name, config)
     game, name = tournament.game, tournament.name
     sides, kind = len(sides_of(game)), ratings_kind(game)
     print(f"tournament {name!r}: {game.spec}, {len(tournament.games)} games, "
-          f"{len(tournament.pending())} to play; results in {store._safe_url()}",
+          f"{len(tournament.pending())} to play; results in {store.safe_url}",
           file=sys.stderr)
     try:
         with LiveBoard(f"{name}", sides, kind) as board:
@@ -268,7 +293,7 @@ def cmd_standings(args) -> int:
     from .arena.storage import Store
     from .arena.tournament import Tournament, ratings_kind
 
-    store = Store(args.db)
+    store = Store(args.db, create=False)
     if not args.name:
         for name in store.names():
             print(name)
@@ -295,8 +320,8 @@ def cmd_standings(args) -> int:
 def _runner_options(parser, jobs: int = 1) -> None:
     parser.add_argument("--move-time", type=float, help="seconds per move for every agent")
     parser.add_argument("--game-time", type=float, help="seconds per game and seat (a clock)")
-    parser.add_argument("--increment", type=float, default=0.0, help="seconds added to the "
-                        "clock after each move")
+    parser.add_argument("--increment", type=float, help="seconds added to the clock after "
+                        "each move (with --game-time)")
     parser.add_argument("--jobs", type=int, default=jobs, help=f"games played in parallel "
                         f"(default {jobs})")
     parser.add_argument("--ray", metavar="ADDRESS", help="play on a Ray cluster ('auto', "
@@ -392,15 +417,16 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("agents", nargs="*", help="participants (agent specs, "
                             "optionally name=spec)")
     tournament.add_argument("--format", choices=["round-robin", "gauntlet"],
-                            default="round-robin", help="gauntlet: the first participant "
+                            help="round-robin (default), or gauntlet: the first participant "
                             "against all the others")
-    tournament.add_argument("--rounds", type=int, default=1, help="each pairing is played in "
-                            "every seat rotation, this many times")
+    tournament.add_argument("--rounds", type=int, help="each pairing is played in every seat "
+                            "rotation, this many times (default 1)")
     tournament.add_argument("--name", help="tournament name (default GAME-FORMAT-TIME)")
     tournament.add_argument("--resume", metavar="NAME", help="continue a stored tournament")
     tournament.add_argument("--db", help="database URL or SQLite file (default "
                             "boardlab-tournaments.db)")
-    tournament.add_argument("--seed", type=int, default=1)
+    tournament.add_argument("--seed", type=int, help="chance seed of the first round "
+                            "(default 1)")
     tournament.add_argument("--max-actions", type=int, help="stop (unfinished) games this "
                             "long")
     tournament.add_argument("--plot", help="ratings plot file (default NAME.png)")
@@ -437,6 +463,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt_on_termination() -> None:
+    """SIGTERM and SIGHUP end the command like Ctrl-C: cleanup (engines) runs, results stay."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), interrupt)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -447,6 +482,8 @@ def main(argv=None) -> int:
             return cmd_komi(args, extra)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        if args.command in ("match", "tournament", "duel", "komi"):
+            _interrupt_on_termination()
         handler = {"games": cmd_games, "agents": cmd_agents, "replay": cmd_replay,
                    "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel,
                    "match": cmd_match, "tournament": cmd_tournament,

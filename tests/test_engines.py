@@ -141,10 +141,62 @@ def test_children_of_a_hanging_engine_are_killed_too(tmp_path):
     assert not _engine_children()
 
 
-def test_missing_program_forfeits_with_a_clear_reason():
-    result = run_game("carteso(size=4)", ["engine(cmd=/no/such/engine)", "random"], seed=1)
-    assert result.forfeit["kind"] == "crash"
-    assert "/no/such/engine" in result.forfeit["reason"]
+def test_missing_program_or_log_folder_is_refused_before_any_game(tmp_path):
+    game = boardlab.make("carteso(size=4)")
+    with pytest.raises(OptionError, match="cannot run '/no/such/engine'"):
+        make_agent("engine(cmd=/no/such/engine)", game, 0)
+    with pytest.raises(OptionError, match="not on the PATH"):
+        make_agent("engine(cmd=no-such-engine-program)", game, 0)
+    with pytest.raises(OptionError, match="does not exist"):
+        make_agent(f"engine(cmd={PY_ENGINE},log={tmp_path}/no/dir/x.log)", game, 0)
+
+
+def test_an_engine_that_exits_after_starting_forfeits_as_a_crash(tmp_path):
+    script = tmp_path / "quitter.py"
+    script.write_text("print('ok 1', flush=True)\n")
+    result = run_game("carteso(size=4)", [f"engine(cmd={sys.executable} {script})", "random"],
+                      seed=1, time_control=TimeControl(move=0.5))
+    assert result.forfeit["kind"] == "crash" and "exited with code 0" in \
+        result.forfeit["reason"]
+
+
+def test_game_clock_is_enforced_for_engines(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text(Path(ROOT / "examples/engines/random_engine.py").read_text().replace(
+        'print(f"move', 'import time; time.sleep(0.15); print(f"move'))
+    result = run_game("carteso(size=5)", [f"engine(cmd={sys.executable} {slow},grace=0.1)",
+                                          "random"], seed=1,
+                      time_control=TimeControl(game=0.6))
+    assert result.forfeit is not None and result.forfeit["kind"] == "timeout"
+    assert "game clock" in result.forfeit["reason"] or "in time" in result.forfeit["reason"]
+    assert 2 <= result.forfeit["move_number"] <= 12
+    assert not _engine_children()
+
+
+def test_lines_written_without_being_asked_are_garbage(tmp_path):
+    chatty = tmp_path / "chatty.py"
+    chatty.write_text(Path(ROOT / "examples/engines/random_engine.py").read_text().replace(
+        'print(f"move {choose(legal, view, rng)}", flush=True)',
+        'print(f"move {choose(legal, view, rng)}\\nmove again", flush=True)'))
+    result = run_game("carteso(size=4)", [f"engine(cmd={sys.executable} {chatty})", "random"],
+                      seed=1, time_control=TimeControl(move=0.5))
+    assert result.forfeit["kind"] == "garbage" and "without being asked" in \
+        result.forfeit["reason"]
+
+
+def test_simultaneous_team_moves_reach_the_engine_once_revealed(tmp_path):
+    spec = "ctor(teams=2v2,size=8,team_protocol=simultaneous)"
+    log = tmp_path / "seat1.log"
+    players = ["random", f"engine(cmd={PY_ENGINE} 4,log={log})", "random", "random"]
+    result = run_game(spec, players, seed=3, time_control=TimeControl(move=1), max_actions=80)
+    assert result.forfeit is None
+    played = [line[len("> played "):] for line in log.read_text().splitlines()
+              if line.startswith("> played ")]
+    assert played and not any(text.endswith(":?") for text in played)
+    state = boardlab.make(spec).new_initial_state(seed=3)
+    for text in played:                              # what the engine got replays as it is
+        state.play(text)
+    assert state.history_text() == result.record["moves"][:len(played)]
 
 
 def test_python_agent_that_raises_forfeits(monkeypatch):

@@ -229,7 +229,12 @@ def test_match_sprt_stops_early(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["match", SMALL, "random"], "a match needs 2 agents"),
     (["match", SMALL, "random", "nosuchagent"], "unknown agent"),
-    (["match", SMALL, "random", "random", "--move-time", "-1"], "must be positive"),
+    (["match", SMALL, "random", "random", "--move-time", "-1"], "must be a positive number"),
+    (["match", SMALL, "random", "random", "--move-time", "inf"], "must be a positive number"),
+    (["match", SMALL, "random", "random", "--increment", "1"], "needs a time per game"),
+    (["match", SMALL, "random", "random", "--jobs", "0"], "--jobs must be at least 1"),
+    (["tournament", SMALL, "random", "greedy", "--max-actions", "0"], "at least 1"),
+    (["tournament", SMALL, "random", "greedy", "--seed", "-5"], "--seed must be between"),
     (["match", SMALL, "random", "random", "--sprt", "10,0"], "elo0 < elo1"),
     (["tournament", SMALL, "random"], "at least two agents"),
 ])
@@ -254,3 +259,70 @@ def test_team_tournament_rates_each_team_as_one_side(tmp_path):
             assert {row.record["players"][s] for s in seats} == {spec_of[name]}
     assert [s.games for s in standings] == [4, 4]
     assert ratings_kind(game).startswith("Elo")
+
+
+def test_resume_refuses_a_new_configuration(tmp_path, capsys):
+    db = str(tmp_path / "r.db")
+    assert main(["tournament", SMALL, "random", "greedy", "--name", "x", "--db", db,
+                 "--jobs", "1", "--plot", str(tmp_path / "x.png")]) == 0
+    capsys.readouterr()
+    assert main(["tournament", "--resume", "x", "--db", db, "--move-time", "5"]) == 2
+    assert "do not give --move-time" in capsys.readouterr().err
+
+
+def test_standings_does_not_create_a_database(tmp_path, capsys):
+    missing = tmp_path / "typo.db"
+    assert main(["standings", "--db", str(missing)]) == 2
+    assert "no database file" in capsys.readouterr().err and not missing.exists()
+
+
+def test_places_come_from_the_returns_with_three_sides():
+    from types import SimpleNamespace
+
+    from boardlab.arena.tournament import standings
+
+    game = boardlab.make("cartagena(players=3)")
+    rows = [SimpleNamespace(sides=["a", "b", "c"], returns=r, scores=side_scores(game, r),
+                            forfeit=None)
+            for r in ([1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [0.0, 0.0, 0.0])]
+    table = {line.name: line for line in standings(game, ["a", "b", "c"], rows)}
+    assert (table["a"].wins, table["a"].draws, table["a"].losses) == (2, 1, 0)
+    assert (table["b"].wins, table["b"].draws, table["b"].losses) == (1, 1, 1)
+    assert (table["c"].wins, table["c"].draws, table["c"].losses) == (0, 1, 2)
+
+
+def _marked_engines(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().split(")")[-1].split()[0]
+        except (OSError, ValueError):
+            continue
+        if marker in cmdline and "bad_engine" in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_a_tournament_leaves_no_engine_running(tmp_path, how):
+    marker = f"marker-{os.getpid()}-{how}"
+    bad = Path(__file__).parent / "engines" / "bad_engine.py"
+    engine = f"engine(cmd={sys.executable} {bad} hang {marker},grace=60)"
+    argv = [sys.executable, "-m", "boardlab.cli", "tournament", SMALL, engine, "random",
+            "--jobs", "3", "--move-time", "60", "--db", str(tmp_path / "i.db"), "--name", "i"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(_marked_engines(marker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_marked_engines(marker)) == 2, "the engines did not start"
+    time.sleep(0.5)                                  # both are past their first move
+    os.killpg(process.pid, how) if how == signal.SIGINT else process.send_signal(how)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert b"--resume i" in err
+    deadline = time.monotonic() + 10
+    while _marked_engines(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _marked_engines(marker)

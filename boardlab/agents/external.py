@@ -14,6 +14,7 @@ import json
 import os
 import queue
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -37,49 +38,93 @@ class EngineFailure(BoardlabError):
         self.kind, self.detail = kind, detail
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the runner dies (Linux; elsewhere a no-op)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class EngineProcess:
-    """A child process in its own process group, read line by line with deadlines."""
+    """A child process in its own process group, talked to through two pipe threads.
+
+    Writing never blocks the runner (an engine that stops reading cannot stall
+    it), and reading waits for at most a deadline.
+    """
 
     def __init__(self, argv: list[str], log_path: str | None = None):
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self.log or subprocess.DEVNULL, start_new_session=True)
+                stderr=self.log or subprocess.DEVNULL, start_new_session=True,
+                preexec_fn=_die_with_parent)
         except OSError as error:
             self._close_log()
             raise EngineFailure("crash", f"cannot start {argv[0]!r}: "
                                 f"{error.strerror or error}") from None
         _LIVE.add(self)
-        self.lines: queue.Queue = queue.Queue(maxsize=1000)
+        self.closed = threading.Event()
+        self.lines: queue.Queue = queue.Queue()
+        self.outbox: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._write, daemon=True).start()
 
     def _read(self) -> None:
-        """Reader thread: complete lines (or None at end of output) into the queue."""
+        """Reader thread: complete lines (or None at end of output) into ``lines``."""
         stream = self.proc.stdout
         try:
-            while True:
+            while not self.closed.is_set():
                 raw = stream.readline(MAX_LINE + 1)
                 if not raw:
                     break
-                self.lines.put(raw)
+                if self.lines.qsize() < 10_000:          # a flood is dropped, not hoarded
+                    self.lines.put(raw)
         except (OSError, ValueError):
             pass
         self.lines.put(None)
 
-    def send(self, line: str) -> None:
-        self._log("> " + line)
+    def _write(self) -> None:
+        """Writer thread: lines from ``outbox`` to the engine's stdin, until None."""
+        stream = self.proc.stdin
         try:
-            self.proc.stdin.write((line + "\n").encode("utf-8"))
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise EngineFailure("crash", self._exit_text()) from None
+            for line in iter(self.outbox.get, None):
+                stream.write(line)
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+
+    def send(self, line: str) -> None:
+        if self.proc.poll() is not None:
+            raise EngineFailure("crash", self._exit_text())
+        self._log("> " + line)
+        self.outbox.put((line + "\n").encode("utf-8"))
+
+    def pending_line(self) -> str | None:
+        """A line the engine wrote without being asked (checked before ``go``)."""
+        while True:
+            try:
+                raw = self.lines.get_nowait()
+            except queue.Empty:
+                return None
+            if raw is None:
+                self.lines.put(None)
+                return None
+            line = raw.decode("utf-8", "replace").strip()
+            self._log("< " + line)
+            if line and not line.startswith("info"):
+                return line
 
     def receive(self, deadline: float) -> str:
         """The next non-empty line before ``deadline`` (time.monotonic)."""
         while True:
+            left = deadline - time.monotonic()
             try:
-                raw = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                if left <= 0:
+                    raise queue.Empty
+                raw = self.lines.get(timeout=left)
             except queue.Empty:
                 raise EngineFailure("timeout", "no answer in time") from None
             if raw is None:
@@ -110,6 +155,8 @@ class EngineProcess:
 
     def kill(self) -> None:
         """Kill the whole process group and reap the process (idempotent)."""
+        self.closed.set()
+        self.outbox.put(None)
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -131,6 +178,20 @@ class EngineProcess:
 def _kill_all() -> None:
     for engine in list(_LIVE):
         engine.kill()
+
+
+def _check_program(program: str) -> None:
+    """An OptionError now, rather than a forfeit in every game, for a missing program."""
+    found = os.access(program, os.X_OK) if os.sep in program else shutil.which(program)
+    if not found:
+        where = "is not an executable file" if os.sep in program else "is not on the PATH"
+        raise OptionError(f"agent 'engine': cannot run {program!r}: it {where}")
+
+
+def _check_log(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path)) if path else None
+    if folder and not os.path.isdir(folder):
+        raise OptionError(f"agent 'engine': log: the folder {folder!r} does not exist")
 
 
 @register_agent
@@ -159,23 +220,42 @@ class EngineAgent(Agent):
             raise OptionError(f"agent 'engine': cmd: {error}") from None
         if not self.argv:
             raise OptionError("agent 'engine' needs a command: engine(cmd=./my_engine)")
+        _check_program(self.argv[0])
+        _check_log(self.options["log"])
         self.process: EngineProcess | None = None
         self.sent = 0
-        self.engine_name = os.path.basename(self.argv[0])
+        self.last_think: float | None = None     # seconds from ``go`` to the answer
+        self.time_tolerance = self.options["grace"]   # the runner holds engines to a clock
 
     # The protocol ----------------------------------------------------------------------
     def act(self, view: dict, budget: dict | None = None) -> int:
         if self.process is None:
             self._start(view)
-        history = view["history"]
-        for text in history[self.sent:]:
-            self.process.send(f"played {text}")
-        self.sent = len(history)
-        texts = self._legal_texts(view)
+        self._send_history(view["history"])
+        scratch = state_from_view(self.game, view, self.rng)
+        texts = [scratch.action_to_string(a) for a in view["legal_actions"]]
         self.process.send("view " + json.dumps(view, separators=(",", ":")))
         self.process.send("legal " + " | ".join(texts))
+        unasked = self.process.pending_line()
+        if unasked is not None:
+            raise EngineFailure("garbage", f"wrote {unasked[:200]!r} without being asked")
+        asked = time.monotonic()
         seconds = self._go(budget or {})
-        return self._answer(texts, view["legal_actions"], seconds)
+        action = self._answer(scratch, texts, view["legal_actions"], seconds)
+        self.last_think = time.monotonic() - asked
+        return action
+
+    def _send_history(self, history: list[str]) -> None:
+        """``played`` lines for the new actions, up to the first still hidden (``seat:?``).
+
+        A team mate's pending choice in simultaneous play is revealed later; it is
+        sent then, in its final form.
+        """
+        end = next((i for i in range(self.sent, len(history))
+                    if history[i].endswith(":?")), len(history))
+        for text in history[self.sent:end]:
+            self.process.send(f"played {text}")
+        self.sent = end
 
     def _start(self, view: dict) -> None:
         self.process = EngineProcess(self.argv, self.options["log"] or None)
@@ -185,9 +265,7 @@ class EngineAgent(Agent):
             words = self.process.receive(deadline).split(maxsplit=2)
             if words[0] == "ok":
                 break
-            if words[0] == "id" and len(words) == 3:
-                if words[1] == "name":
-                    self.engine_name = words[2]
+            if words[0] == "id":                   # name, author: free text, not used
                 continue
             raise EngineFailure("garbage", f"expected 'ok {PROTOCOL}', got {' '.join(words)!r}")
         if words[1:] != [str(PROTOCOL)]:
@@ -209,7 +287,7 @@ class EngineAgent(Agent):
         self.process.send(f"go movetime {round(seconds * 1000)}")
         return seconds
 
-    def _answer(self, texts: list[str], legal: list[int], seconds: float) -> int:
+    def _answer(self, scratch, texts: list[str], legal: list[int], seconds: float) -> int:
         deadline = time.monotonic() + seconds + self.options["grace"]
         while True:
             line = self.process.receive(deadline)
@@ -218,23 +296,18 @@ class EngineAgent(Agent):
                 continue
             if word != "move" or not rest.strip():
                 raise EngineFailure("garbage", f"expected 'move ...', got {line[:200]!r}")
-            return self._parse_move(rest.strip(), texts, legal)
+            return self._parse_move(scratch, rest.strip(), texts, legal)
 
-    def _parse_move(self, text: str, texts: list[str], legal: list[int]) -> int:
+    def _parse_move(self, scratch, text: str, texts: list[str], legal: list[int]) -> int:
         if text in texts:
             return legal[texts.index(text)]
         try:
-            action = self._scratch.string_to_action(text)
+            action = scratch.string_to_action(text)
         except (NotationError, IllegalMoveError) as error:
             raise EngineFailure("illegal", f"move {text!r}: {error}") from None
         if action not in legal:
             raise EngineFailure("illegal", f"move {text!r} is not legal here")
         return action
-
-    def _legal_texts(self, view: dict) -> list[str]:
-        """The legal moves in notation, from a state consistent with the view."""
-        self._scratch = state_from_view(self.game, view, self.rng)
-        return [self._scratch.action_to_string(a) for a in view["legal_actions"]]
 
     def close(self, returns: list[float] | None = None) -> None:
         """Tell the engine the result (if it is still healthy) and kill its process group."""

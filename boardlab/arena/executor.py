@@ -8,6 +8,9 @@ exception or Ctrl-C in the caller) cancels the games not yet started.
 """
 from __future__ import annotations
 
+import itertools
+import multiprocessing
+import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterable, Iterator
 
@@ -42,26 +45,54 @@ def execute(tasks: Iterable[dict], jobs: int = 1,
         yield from _in_pool(tasks, jobs)
 
 
+def _worker_start() -> None:
+    """In each pool worker: Ctrl-C is the parent's business; SIGTERM unwinds cleanly.
+
+    Unwinding runs the game runner's ``finally``, which kills the game's engines.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def stop(signum, frame):
+        raise SystemExit(1)
+    signal.signal(signal.SIGTERM, stop)
+
+
 def _in_pool(tasks: list[dict], jobs: int) -> Iterator[tuple[dict, dict]]:
-    """At most ``jobs`` games at once; new ones are submitted as others finish."""
-    pending, queue = {}, iter(tasks)
-    with ProcessPoolExecutor(jobs) as pool:
+    """At most ``jobs`` games at once; new ones are submitted as others finish.
+
+    The workers come from a fork server (no threads or database connections of
+    this process are inherited). If the caller stops early (Ctrl-C, an SPRT
+    decision, an error), games not started are cancelled and running ones are
+    stopped with SIGTERM, which lets them kill their engines.
+    """
+    context = multiprocessing.get_context("forkserver")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_start)
+    pending, queue, finished = {}, iter(tasks), False
+    try:
+        for task in itertools.islice(queue, jobs):
+            pending[pool.submit(play_task, task)] = task
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = pending.pop(future)
+                yield task, future.result()
+                for task in itertools.islice(queue, 1):
+                    pending[pool.submit(play_task, task)] = task
+        finished = True
+    finally:
+        if not finished:
+            _stop(pool, pending)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop(pool: ProcessPoolExecutor, pending: dict) -> None:
+    for future in pending:
+        future.cancel()
+    for process in list(getattr(pool, "_processes", {}).values()):
         try:
-            for task in queue:
-                pending[pool.submit(play_task, task)] = task
-                if len(pending) >= jobs:
-                    break
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    task = pending.pop(future)
-                    yield task, future.result()
-                    for task in queue:
-                        pending[pool.submit(play_task, task)] = task
-                        break
-        finally:
-            for future in pending:
-                future.cancel()
+            process.terminate()                   # SIGTERM: the worker unwinds
+        except (OSError, ValueError):
+            pass
 
 
 def _on_ray(tasks, address, jobs) -> Iterator[tuple[dict, dict]]:
@@ -85,7 +116,7 @@ def _on_ray(tasks, address, jobs) -> Iterator[tuple[dict, dict]]:
     finally:
         for ref in refs:
             try:
-                ray.cancel(ref, force=True)
+                ray.cancel(ref)                   # not force: the task unwinds and kills engines
             except Exception:                     # already finished
                 pass
         if started_here:

@@ -5,10 +5,13 @@ Each agent only ever gets its own seat's view. An agent that breaks down
 a Python agent that raises) forfeits: its seat resigns and the record's
 ``meta.forfeit`` says why. Engines are killed when the game ends, whatever
 the ending. Built-in agents are trusted to keep to their budgets; external
-engines are held to them (see ``docs/engine-protocol.md``).
+engines are held to them (see ``docs/engine-protocol.md``): per move by the
+engine agent itself, per game by the clock kept here (agents that declare a
+``time_tolerance`` forfeit when their clock goes below minus that much).
 """
 from __future__ import annotations
 
+import math
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -32,10 +35,14 @@ class TimeControl:
             raise BoardlabError("give a time per move or a time per game, not both")
         for name in ("move", "game"):
             value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise BoardlabError(f"the time per {name} must be positive, not {value}")
-        if self.increment < 0:
-            raise BoardlabError(f"the increment must not be negative, not {self.increment}")
+            if value is not None and not 0 < value < math.inf:
+                raise BoardlabError(f"the time per {name} must be a positive number of "
+                                    f"seconds, not {value}")
+        if not 0 <= self.increment < math.inf:
+            raise BoardlabError(f"the increment must be a number of seconds >= 0, not "
+                                f"{self.increment}")
+        if self.increment and self.game is None:
+            raise BoardlabError("an increment needs a time per game (--game-time)")
 
     def budget(self, clock: float | None) -> dict | None:
         """The budget handed to an agent: ``time`` always, ``clock`` with a game clock."""
@@ -98,20 +105,36 @@ def run_game(spec: str, players: list[str], seed: int, time_control: TimeControl
 
 
 def _turn(state, agent, seat: int, control: TimeControl, clocks: list) -> dict | None:
-    """Ask ``agent`` for a move and apply it; return the forfeit, if any."""
+    """Ask ``agent`` for a move and apply it; return the forfeit, if any.
+
+    Only the agent's own failures forfeit: errors of the runner or the game propagate.
+    """
+    view, budget = state.view(seat), control.budget(clocks[seat])
     started = time.monotonic()
     try:
-        action = agent.act(state.view(seat), control.budget(clocks[seat]))
-        state.apply(action, seat=seat)
+        action = agent.act(view, budget)
     except EngineFailure as failure:
         return _forfeit(state, seat, failure.kind, failure.detail)
-    except IllegalMoveError as error:
-        return _forfeit(state, seat, "illegal", str(error))
     except Exception as error:                    # a Python agent's own bug
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         return _forfeit(state, seat, "crash", detail)
-    if clocks[seat] is not None:
-        clocks[seat] += control.increment - (time.monotonic() - started)
+    used = getattr(agent, "last_think", None) or time.monotonic() - started
+    try:
+        state.apply(action, seat=seat)
+    except IllegalMoveError as error:
+        return _forfeit(state, seat, "illegal", str(error))
+    return _charge_clock(state, agent, seat, control, clocks, used)
+
+
+def _charge_clock(state, agent, seat, control, clocks, used: float) -> dict | None:
+    """Take ``used`` off the seat's clock; an agent held to time forfeits past zero."""
+    if clocks[seat] is None:
+        return None
+    clocks[seat] += control.increment - used
+    tolerance = getattr(agent, "time_tolerance", None)
+    if tolerance is not None and clocks[seat] < -tolerance:
+        return _forfeit(state, seat, "timeout", f"used up its game clock ({-clocks[seat]:.2f} s "
+                        f"over)")
     return None
 
 

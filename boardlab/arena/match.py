@@ -1,8 +1,10 @@
-"""Play seeded games between agents and summarise a two-sided duel.
+"""Matches: agents on the sides in rotation, and the older two-agent ``duel``.
 
-Each agent only ever gets its own seat's view. Seats alternate between the
-two sides game by game; the seed of game i is ``seed + i`` for the game's
-chance and for the agents, so a duel is reproducible.
+Each agent only ever gets its own seat's view. :func:`run_match` plays the
+rotations of the participants over the sides, all rotations of a round with
+one chance seed (``seed``, ``seed + 1``, ... per round), and writes every
+record as soon as its game ends. :func:`duel` (``boardlab duel``) alternates
+two agents and gives game i the seed ``seed + i``.
 """
 from __future__ import annotations
 
@@ -18,8 +20,8 @@ from ..core.registry import make
 from .executor import execute
 from .game_runner import TimeControl, run_game
 from .ratings import Sprt
-from .schedule import seat_players, side_scores, sides_of
-from .tournament import Progress, schedule_of, standings, tournament_config
+from .schedule import side_scores, sides_of
+from .tournament import Progress, game_task, schedule_of, standings, tournament_config
 
 
 def play_game(spec: str, agent_specs: list[str], seed: int, max_actions: int | None = None):
@@ -113,9 +115,7 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
     if sprt is not None and len(sides_of(game)) != 2:
         raise BoardlabError("an SPRT needs a game with two sides")
     schedule = schedule_of({**config, "rounds": -(-games // len(names))})[:games]
-    tournament = {"game": config["game"], "participants": participants, "time_control":
-                  config["time_control"], "max_actions": None}
-    tasks = [_match_task(tournament, game, g) for g in schedule]
+    tasks = [game_task(config, game, g, {"match_game": g.index + 1}) for g in schedule]
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
     rows, stopped = [], ""
@@ -131,13 +131,6 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
             break
     rows.sort(key=lambda r: r.idx)
     return MatchOutcome(rows, standings(game, names, rows), stopped)
-
-
-def _match_task(config: dict, game, scheduled) -> dict:
-    return {"spec": config["game"], "seed": scheduled.seed, "index": scheduled.index,
-            "players": seat_players(game, scheduled.sides, config["participants"]),
-            "time_control": config["time_control"], "max_actions": None,
-            "meta": {"match_game": scheduled.index + 1, "sides": list(scheduled.sides)}}
 
 
 def _store_row(game, task: dict, result: dict, out_dir: str | None):

@@ -56,8 +56,10 @@ def parse_participants(texts: list[str]) -> dict[str, str]:
 def short_name(spec: str) -> str:
     """A readable default name: an engine is named after its program file.
 
-    >>> short_name("engine(cmd=python3 engines/my_bot.py --fast)")
+    >>> short_name("engine(cmd=python3 engines/my_bot.py --weights nets/big.onnx)")
     'engine:my_bot'
+    >>> short_name("engine(cmd=./bot --level 0.5)")
+    'engine:bot'
     >>> short_name("mcts(time=1)")
     'mcts(time=1)'
     """
@@ -69,8 +71,17 @@ def short_name(spec: str) -> str:
         words = shlex.split(command)
     except ValueError:
         return spec
-    files = [w for w in words if "/" in w or "." in w] or words[:1]
-    return "engine:" + os.path.splitext(os.path.basename(files[-1]))[0] if files else spec
+    files = [w for w in words if not w.startswith("-") and ("/" in w or "." in w)
+             and not _is_number(w)]
+    return "engine:" + os.path.splitext(os.path.basename((files or words)[0]))[0]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:

@@ -59,14 +59,22 @@ def database_url(text: str | None) -> str:
 class Store:
     """The tournaments and games of one database."""
 
-    def __init__(self, url: str | None = None):
+    def __init__(self, url: str | None = None, create: bool = True):
         self.url = database_url(url)
+        path = self.url[len("sqlite:///"):] if self.url.startswith("sqlite:///") else None
+        if not create and path and not os.path.exists(path):
+            raise BoardlabError(f"no database file {path} (give --db FILE or URL)")
         try:
             self.engine = create_engine(self.url)
             metadata.create_all(self.engine)
         except (ArgumentError, SQLAlchemyError, ImportError) as error:
             raise BoardlabError(f"cannot open the database {self._safe_url()}: "
                                 f"{_first_line(error)}") from None
+
+    @property
+    def safe_url(self) -> str:
+        """The URL without its password, for messages."""
+        return self._safe_url()
 
     def _safe_url(self) -> str:
         try:
@@ -79,11 +87,14 @@ class Store:
 
         An existing tournament must have the same configuration.
         """
-        with self.engine.begin() as db:
-            row = db.execute(select(tournaments).where(tournaments.c.name == name)).first()
-            if row is None:
-                return db.execute(insert(tournaments).values(
-                    name=name, config=config, created=_now())).inserted_primary_key[0]
+        try:
+            with self.engine.begin() as db:
+                row = db.execute(select(tournaments).where(tournaments.c.name == name)).first()
+                if row is None:
+                    return db.execute(insert(tournaments).values(
+                        name=name, config=config, created=_now())).inserted_primary_key[0]
+        except IntegrityError:                # created at the same moment by another runner
+            return self.open_tournament(name, config)
         if row.config != config:
             raise BoardlabError(f"tournament {name!r} already exists in {self._safe_url()} "
                                 f"with another configuration (give another --name, or "
@@ -109,6 +120,14 @@ class Store:
             return list(db.execute(select(games).where(games.c.tournament_id == tournament_id)
                                    .order_by(games.c.idx)))
 
+    def results(self, tournament_id: int) -> list:
+        """The finished games without their records (what standings need)."""
+        columns = [games.c.idx, games.c.sides, games.c.scores, games.c.returns,
+                   games.c.forfeit]
+        with self.engine.connect() as db:
+            return list(db.execute(select(*columns).where(games.c.tournament_id ==
+                                                          tournament_id).order_by(games.c.idx)))
+
     def add_game(self, tournament_id: int, index: int, sides, seed: int, scores,
                  result: dict) -> None:
         """Store one finished game with its record (one transaction)."""
@@ -120,7 +139,7 @@ class Store:
             with self.engine.begin() as db:
                 db.execute(insert(games).values(**row))
         except IntegrityError:
-            raise BoardlabError(f"game {index} of this tournament is already stored") from None
+            pass                      # another runner of the same tournament stored it first
         except OperationalError as error:
             raise BoardlabError(f"cannot store game {index}: {_first_line(error)}") from None
 

@@ -29,7 +29,8 @@ def tournament_config(spec: str, participants: dict[str, str], kind: str = "roun
     control = time_control or TimeControl()
     for name, agent in participants.items():          # bad agent specs fail now, not later
         make_agent(agent, game, 0).close()
-    config = {"game": game.spec, "participants": dict(participants), "format": kind,
+    config = {"game": game.spec, "participants": [[n, a] for n, a in participants.items()],
+              "format": kind,
               "rounds": rounds, "seed": seed,
               "time_control": {"move": control.move, "game": control.game,
                                "increment": control.increment},
@@ -40,10 +41,23 @@ def tournament_config(spec: str, participants: dict[str, str], kind: str = "roun
     return config
 
 
+def participants_of(config: dict) -> dict[str, str]:
+    """Name -> agent spec, in the configured order (kept as a list of pairs in storage)."""
+    return {name: spec for name, spec in config["participants"]}
+
+
 def schedule_of(config: dict):
     game = make(config["game"])
-    return schedule(list(config["participants"]), len(sides_of(game)), config["format"],
+    return schedule(list(participants_of(config)), len(sides_of(game)), config["format"],
                     config["rounds"], config["seed"])
+
+
+def game_task(config: dict, game, scheduled, meta: dict) -> dict:
+    """The executor's task for one scheduled game (plain data)."""
+    return {"spec": config["game"], "seed": scheduled.seed, "index": scheduled.index,
+            "players": seat_players(game, scheduled.sides, participants_of(config)),
+            "time_control": config["time_control"], "max_actions": config["max_actions"],
+            "meta": {**meta, "sides": list(scheduled.sides)}}
 
 
 @dataclass
@@ -92,13 +106,8 @@ class Tournament:
         return [g for g in self.games if g.index not in done]
 
     def task(self, scheduled) -> dict:
-        participants = self.config["participants"]
-        return {"spec": self.config["game"], "seed": scheduled.seed, "index": scheduled.index,
-                "players": seat_players(self.game, scheduled.sides, participants),
-                "time_control": self.config["time_control"],
-                "max_actions": self.config["max_actions"],
-                "meta": {"tournament": self.name, "game_index": scheduled.index,
-                         "sides": list(scheduled.sides)}}
+        return game_task(self.config, self.game, scheduled,
+                         {"tournament": self.name, "game_index": scheduled.index})
 
     def run(self, jobs: int = 1, ray_address: str | None = None,
             on_game: Callable[[Progress], None] | None = None) -> list[Standing]:
@@ -121,10 +130,12 @@ class Tournament:
 
     # Standings --------------------------------------------------------------------------
     def rows(self) -> list:
+        """The finished games with their records."""
         return self.store.finished_games(self.id)
 
     def standings(self) -> list[Standing]:
-        return standings(self.game, list(self.config["participants"]), self.rows())
+        return standings(self.game, list(participants_of(self.config)),
+                         self.store.results(self.id))
 
 
 def ratings_kind(game) -> str:
@@ -146,14 +157,18 @@ def standings(game, names: list[str], rows) -> list[Standing]:
 
 
 def _count(game, table: dict, row) -> None:
+    """Add one game: points, places (from the returns) and a forfeit."""
     forfeit_seat = (row.forfeit or {}).get("seat")
-    for seats, name, score in zip(sides_of(game), row.sides, row.scores):
+    sides = sides_of(game)
+    values = [row.returns[seats[0]] for seats in sides]
+    for seats, name, score, value in zip(sides, row.sides, row.scores, values):
         line = table[name]
         line.games += 1
         line.points += score
-        line.wins += score == 1.0
-        line.draws += 0.0 < score < 1.0
-        line.losses += score == 0.0
+        first, last = value == max(values), value == min(values)
+        line.wins += first and not last
+        line.losses += last and not first
+        line.draws += first == last
         line.forfeits += forfeit_seat in {game.seat_names[s] for s in seats}
 
 
