@@ -339,14 +339,17 @@ def cmd_komi(args, extra) -> int:
                             komi_range=args.range, step=args.step, rounds=args.rounds,
                             resamples=args.bootstrap, progress=progress)
     print(file=sys.stderr)
-    if not args.no_plot:
-        result["plot"] = plot_result(result, args.plot or result["plot_name"])
-    if args.json:
-        print(json.dumps(result))
-        return 0
-    print("\n".join(format_report(result)))
-    if result.get("plot"):
-        print(f"plot: {result['plot']}")
+    path = None if args.no_plot else args.plot or result["plot_name"]
+    result["plot"] = path
+    print(json.dumps(result) if args.json else "\n".join(format_report(result)), flush=True)
+    if path:                                     # after the results: a bad path loses nothing
+        try:
+            plot_result(result, path)
+        except (OSError, ValueError) as error:
+            raise BoardlabError(f"the results are above, but the plot could not be written: "
+                                f"{error}") from None
+        if not args.json:
+            print(f"plot: {path}")
     return 0
 
 

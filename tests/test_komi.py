@@ -2,6 +2,7 @@
 import json
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -265,7 +266,7 @@ def test_cli_json(capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["game"] == "carteso" and result["games"] == 6
     assert all(r["komi"] % 1 == 0.5 for r in result["per_komi"])
-    assert "plot" not in result
+    assert result["plot"] is None
 
 
 @pytest.mark.parametrize("args, message", [
@@ -311,3 +312,19 @@ def test_real_games_report_board_margins():
     margin = result["margin"]
     assert margin["games"] == 6
     assert all(-9 <= v <= 9 for v in (margin["fair_komi"], *margin["interval"]))
+
+
+def test_wilson_intervals_always_hold_the_observed_rate():
+    from boardlab.arena.match import wilson_interval
+
+    for games in range(1, 80):
+        for points in (x / 2 for x in range(2 * games + 1)):
+            low, high = wilson_interval(points, games)
+            assert 0.0 <= low <= points / games <= high <= 1.0
+
+
+def test_the_plot_takes_rates_of_zero_and_one(tmp_path):
+    result = K.find_fair_komi("rumbo(size=3)", agent="random", games=22, seed=2,
+                              komi_range="-30:30", resamples=100)
+    path = K.plot_result(result, str(tmp_path / "k.png"))
+    assert Path(path).read_bytes()[:4] == b"\x89PNG"

@@ -610,8 +610,8 @@ def plot_result(result: dict, path: str) -> str:
     rows = result["per_komi"]
     x = np.array([r["komi"] for r in rows])
     rate = np.array([r["rate"] for r in rows])
-    bars = np.array([[r["rate"] - r["interval"][0] for r in rows],
-                     [r["interval"][1] - r["rate"] for r in rows]])
+    bars = np.clip(np.array([[r["rate"] - r["interval"][0] for r in rows],
+                             [r["interval"][1] - r["rate"] for r in rows]]), 0, None)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     lo, hi = result["range"]
     low, high = result["interval"]

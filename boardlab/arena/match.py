@@ -59,7 +59,7 @@ def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, 
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / \
         (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p))   # no float slip
 
 
 def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, progress=None):
