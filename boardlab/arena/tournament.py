@@ -43,7 +43,9 @@ def tournament_config(spec: str, participants: dict[str, str], kind: str = "roun
 
 def participants_of(config: dict) -> dict[str, str]:
     """Name -> agent spec, in the configured order (kept as a list of pairs in storage)."""
-    return {name: spec for name, spec in config["participants"]}
+    stored = config["participants"]
+    pairs = stored.items() if isinstance(stored, dict) else stored     # early files: a dict
+    return {name: spec for name, spec in pairs}
 
 
 def schedule_of(config: dict):
