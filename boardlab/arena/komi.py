@@ -620,6 +620,9 @@ def plot_result(result: dict, path: str) -> str:
                    color="tab:orange", alpha=0.2, label="95% interval of the fair komi")
         ax.axvline(result["fair_komi"], color="tab:orange",
                    label=f"fair komi {result['fair_komi']:.1f}")
+    if result.get("margin"):
+        ax.axvline(result["margin"]["fair_komi"], color="tab:green", linestyle="--",
+                   label=f"median board margin {result['margin']['fair_komi']:.1f}")
     if result["b"] is not None:
         grid = np.linspace(lo, hi, 400)
         ax.plot(grid, logistic_rate(result["a"], result["b"], grid), color="tab:blue",
