@@ -295,11 +295,12 @@ def _marked_engines(marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            argv = (entry / "cmdline").read_bytes().decode().split("\0")
             state = (entry / "stat").read_text().split(")")[-1].split()[0]
         except (OSError, ValueError):
             continue
-        if marker in cmdline and "bad_engine" in cmdline and state != "Z":
+        is_engine = len(argv) > 3 and argv[1].endswith("bad_engine.py") and argv[3] == marker
+        if is_engine and state != "Z":                 # not the tournament command itself
             found.append(int(entry.name))
     return found
 
