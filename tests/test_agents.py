@@ -705,3 +705,16 @@ def test_search_proposes_a_komi_and_the_chooser_picks_a_side(agent_spec, spec):
     summary = state.summary()
     assert summary["phase"] == "play" and sorted(summary["seats"].values()) == \
         ["horizontal", "vertical"]
+
+
+def test_a_time_budget_alone_is_not_capped_by_the_default_iterations():
+    game = boardlab.make("carteso(size=5)")
+    timed = boardlab.agents.make_agent("mcts(time=1)", game, 0)
+    assert timed.options["time"] == 1 and timed.options["iterations"] == 0
+    both = boardlab.agents.make_agent("mcts(time=1,iterations=50)", game, 0)
+    assert both.options["iterations"] == 50
+    assert boardlab.agents.make_agent("mcts", game, 0).options["iterations"] == 1000
+    quick = boardlab.agents.make_agent("mcts(time=0.05)", game, 0)
+    state = game.new_initial_state()
+    quick.act(state.view(0))
+    assert quick.iterations_done > 0

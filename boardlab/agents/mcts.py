@@ -63,7 +63,8 @@ class MCTS(Agent):
     resample = False
     declared_options = (
         Option("time", float, 0.0, "seconds per move (0: no time limit)", minimum=0),
-        Option("iterations", int, 1000, "simulations per move (0: no limit)", minimum=0),
+        Option("iterations", int, 1000, "simulations per move (0: no limit; with only a time "
+               "given, no limit)", minimum=0),
         Option("c", float, 1.4, "exploration constant of UCB", minimum=0),
         Option("rollout_turns", int, 60, "turns a rollout may play before it is ranked "
                "(games with long random play, e.g. Cartagena)", minimum=1),
@@ -76,6 +77,8 @@ class MCTS(Agent):
         super().__init__(game, seat, seed=seed, **options)
         if self.options["level"]:
             self.options.update(LEVELS[self.options["level"]])
+        elif self.options["time"] and "iterations" not in options:
+            self.options["iterations"] = 0       # mcts(time=1) means one second, uncapped
         if not self.options["time"] and not self.options["iterations"]:
             self.options["iterations"] = 1000
         self.root, self.root_history = None, None
