@@ -32,12 +32,11 @@ def play_game(spec: str, agent_specs: list[str], seed: int, max_actions: int | N
 
 def _sides(game, a_first: bool):
     """Seat -> side (0 = agent A) with the sides alternating over seats or teams."""
-    team_of = getattr(game, "team_of", None)
-    if team_of is None and game.num_seats != 2:
-        raise BoardlabError(f"a duel needs two sides: {game.spec} has {game.num_seats} seats "
-                            f"and no teams")
-    groups = [team_of(s) if team_of else s for s in range(game.num_seats)]
-    return [(g + (0 if a_first else 1)) % 2 for g in groups]
+    groups = sides_of(game)
+    if len(groups) != 2:
+        raise BoardlabError(f"a duel needs two sides: {game.spec} has {len(groups)}")
+    side_of = {seat: side for side, seats in enumerate(groups) for seat in seats}
+    return [(side_of[s] + (0 if a_first else 1)) % 2 for s in range(game.num_seats)]
 
 
 def _one(args):
