@@ -180,7 +180,9 @@ def test_lines_written_without_being_asked_are_garbage(tmp_path):
     chatty.write_text(Path(ROOT / "examples/engines/random_engine.py").read_text().replace(
         'print(f"move {choose(legal, view, rng)}", flush=True)',
         'print(f"move {choose(legal, view, rng)}\\nmove again", flush=True)'))
-    result = run_game("carteso(size=4)", [f"engine(cmd={sys.executable} {chatty})", "random"],
+    # the opponent thinks for a while, so the stray line has surely arrived before the next go
+    result = run_game("carteso(size=4)", [f"engine(cmd={sys.executable} {chatty})",
+                                          "mcts(iterations=300)"],
                       seed=1, time_control=TimeControl(move=0.5))
     assert result.forfeit["kind"] == "garbage" and "without being asked" in \
         result.forfeit["reason"]
