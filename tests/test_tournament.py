@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import create_engine, select
 
 import boardlab
 from boardlab.arena.executor import execute
@@ -157,8 +157,8 @@ def _count(url) -> list:
     with engine.connect() as db:
         rows = [(r.idx, r.finished, json.dumps(r.returns)) for r in
                 db.execute(select(games.c.idx, games.c.finished, games.c.returns))]
-        assert db.execute(select(func.count(games.c.idx.distinct()))).scalar() == len(rows)
     engine.dispose()
+    assert len({row[0] for row in rows}) == len(rows)   # no game stored twice (one snapshot)
     return sorted(rows)
 
 
