@@ -67,7 +67,8 @@ def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int
     for run in range(runs):
         state = game.new_initial_state(seed=seed + run)
         seat = state.acting_seats()[0]
-        searcher = make_agent(f"{agent}(time={seconds},iterations=0,reuse=false)", game, seat,
+        searcher = make_agent(f"{agent}(time={seconds},iterations=0,reuse=false,"
+                              f"early_stop=false)", game, seat,
                               seed=seed + run)
         start = time.perf_counter()
         searcher.act(state.view(seat))

@@ -718,3 +718,54 @@ def test_a_time_budget_alone_is_not_capped_by_the_default_iterations():
     state = game.new_initial_state()
     quick.act(state.view(0))
     assert quick.iterations_done > 0
+
+
+# Early stop --------------------------------------------------------------------------------
+
+def _root_with(stats):
+    from boardlab.agents.mcts import Node
+    root = Node(0)
+    root.stats = {a: list(entry) for a, entry in stats.items()}
+    return root
+
+
+def test_settled_when_the_leader_cannot_be_caught():
+    from boardlab.agents.mcts import settled
+    root = _root_with({0: [50, 10.0, 60], 1: [20, 2.0, 60], 2: [10, 0.0, 60]})
+    assert settled(root, [0, 1, 2], left=29)
+    assert not settled(root, [0, 1, 2], left=30)       # a tie would still be possible
+    assert settled(root, [0, 2], left=39)               # only legal actions count
+
+
+def test_settled_when_every_move_won_or_lost_every_simulation():
+    from boardlab.agents.mcts import settled
+    won = _root_with({0: [5, 5.0, 9], 1: [4, 4.0, 9]})
+    assert settled(won, [0, 1], left=1000)
+    lost = _root_with({0: [5, -5.0, 9], 1: [4, -4.0, 9]})
+    assert settled(lost, [0, 1], left=1000)
+    mixed = _root_with({0: [5, 5.0, 9], 1: [4, 2.0, 9]})
+    assert not settled(mixed, [0, 1], left=1000)
+    untried = _root_with({0: [5, 5.0, 9]})
+    assert not settled(untried, [0, 1], left=1000)
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=4)", "rumbo(size=5)", "cartagena"])
+def test_early_stop_never_changes_the_move_of_an_iteration_budget(spec):
+    game = boardlab.make(spec)
+    state = game.new_initial_state(seed=3)
+    chooser = random.Random(3)
+    for _ in range(8):                                    # into the middle game
+        state.apply(chooser.choice(state.legal_actions()), seat=state.acting_seats()[0])
+    stopped = 0
+    for turn in range(6):
+        seat = state.acting_seats()[0]
+        view = state.view(seat)
+        quick = make_agent("mcts(iterations=1500,reuse=false)", game, seat, seed=turn)
+        full = make_agent("mcts(iterations=1500,reuse=false,early_stop=false)", game, seat,
+                          seed=turn)
+        action = full.act(view)
+        assert quick.act(view) == action
+        assert full.iterations_done == 1500 or len(view["legal_actions"]) == 1
+        stopped += quick.iterations_done < 1500
+        state.apply(action, seat=seat)
+    assert stopped > 0

@@ -49,6 +49,40 @@ class Node:
         return best
 
 
+CHECK_EVERY = 32     # simulations between two early-stop checks
+
+
+def _simulations_left(done, limit, start, now, deadline):
+    """Simulations the budget still allows (time converted at the rate so far)."""
+    left = math.inf
+    if limit:
+        left = limit - done
+    if deadline:
+        left = min(left, done / max(now - start, 1e-9) * max(deadline - now, 0.0))
+    return left
+
+
+def settled(root, legal, left) -> bool:
+    """Whether more search cannot change the move chosen at ``root``.
+
+    Either the most visited legal action leads the next one by more than the
+    ``left`` simulations still to come (the final choice is the most visited),
+    or every legal action has been tried and each ended in the same extreme
+    return, 1 or -1, in every simulation (the game is decided, as far as the
+    search can tell).
+    """
+    visits = sorted((root.stats[a][0] for a in legal if a in root.stats), reverse=True)
+    if not visits:
+        return False
+    runner_up = visits[1] if len(visits) > 1 else 0
+    if visits[0] - runner_up > left:
+        return True
+    if len(visits) < len(legal) or visits[-1] < 2:
+        return False
+    means = {root.stats[a][1] / root.stats[a][0] for a in legal}
+    return len(means) == 1 and abs(abs(means.pop()) - 1.0) < 1e-9
+
+
 def _mover(state):
     seats = state.acting_seats()
     return seats[0] if seats else None
@@ -69,6 +103,9 @@ class MCTS(Agent):
         Option("rollout_turns", int, 60, "turns a rollout may play before it is ranked "
                "(games with long random play, e.g. Cartagena)", minimum=1),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
+        Option("early_stop", bool, True, "stop when the choice can no longer change (the most "
+               "visited move cannot be caught in the budget left, or every move won or lost "
+               "every simulation)"),
         Option("level", int, 0, "1 (weak) .. 5 (strong): sets time/iterations; 0: use them",
                minimum=0, maximum=5),
     )
@@ -99,14 +136,19 @@ class MCTS(Agent):
         root = self._root(view)
         deadline = time.perf_counter() + budget["time"] if budget.get("time") else None
         limit = budget.get("iterations") or 0
-        done = 0
+        done, start = 0, time.perf_counter()
         while True:
             state = state_from_view(self.game, view, self.rng) if self.resample and done \
                 else base.clone()
             self._iterate(root, state)
             done += 1
-            if limit and done >= limit or deadline and time.perf_counter() >= deadline:
+            now = time.perf_counter() if deadline or done % CHECK_EVERY == 0 else 0.0
+            if limit and done >= limit or deadline and now >= deadline:
                 break
+            if done % CHECK_EVERY == 0 and self.options["early_stop"]:
+                left = _simulations_left(done, limit, start, now, deadline)
+                if settled(root, legal, left):
+                    break
         self.iterations_done = done
         stats = {a: s for a, s in root.stats.items() if a in legal}
         return max(stats, key=lambda a: (stats[a][0], stats[a][1])) if stats else \
