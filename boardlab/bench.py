@@ -63,6 +63,9 @@ def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int
     from .agents import make_agent
 
     game = make(spec)
+    warm = game.new_initial_state(seed=seed)          # compile the kernels outside the timing
+    make_agent(f"{agent}(iterations=20)", game, warm.acting_seats()[0], seed=seed).act(
+        warm.view(warm.acting_seats()[0]))
     rates = []
     for run in range(runs):
         state = game.new_initial_state(seed=seed + run)

@@ -1033,9 +1033,22 @@ def test_views_hide_exactly_what_they_should(profile, players, visibility, choic
 # Determinization -----------------------------------------------------------------------------
 
 def check_determinization(state, viewer, seed):
+    d = state.game.determinize(state.view(viewer), seed)
+    check_consistent(state, viewer, d)
+    return d
+
+
+def check_redeal(state, viewer, seed):
+    """A determinization dealt again (the searchers' fast resample) is one too."""
+    d = state.game.determinize(state.view(viewer), seed).clone()
+    d.redeal(viewer, seed + 1)
+    check_consistent(state, viewer, d)
+    return d
+
+
+def check_consistent(state, viewer, d):
     game = state.game
     view = state.view(viewer)
-    d = game.determinize(view, seed)
     seats = range(game.num_seats)
     assert d.track.tolist() == state.track.tolist(), "the track is public"
     assert d.occupancy.tolist() == state.occupancy.tolist()
@@ -1056,7 +1069,6 @@ def check_determinization(state, viewer, seed):
     assert json.dumps(d.view(viewer), sort_keys=True) == json.dumps(view, sort_keys=True)
     if viewer == state.current_player() or game.options["visibility"] == "tortuga":
         assert d.legal_actions() == state.legal_actions()   # the mover's hand is known
-    return d
 
 
 def hidden_part(state, viewer):
@@ -1086,6 +1098,8 @@ def test_determinization_is_consistent_with_the_view(profile, players, visibilit
             for viewer in {s.current_player(), chooser.index(game.num_seats), None}:
                 samples = {hidden_part(check_determinization(s, viewer, 100 * checked + k),
                                        viewer) for k in range(6)}
+                redealt = {hidden_part(check_redeal(s, viewer, 100 * checked + k), viewer)
+                           for k in range(6)}
                 # the unseen cards: other hands and the pile beyond the face-up cards
                 unseen = Counter()
                 for p in range(game.num_seats):
@@ -1094,6 +1108,7 @@ def test_determinization_is_consistent_with_the_view(profile, players, visibilit
                 unseen.update(s.pile[len(s.face_up()):].tolist())
                 if len(+unseen) >= 2:
                     assert len(samples) > 1, "determinizations never differ"
+                    assert len(redealt) > 1, "redeals never differ"
         s.apply(chooser.pick(s.legal_actions()))
         step += 1
 
@@ -1343,3 +1358,23 @@ def test_bad_options_raise_option_error_naming_the_option():
     cartagena(players=2, first_player=1)
     cartagena(players=3, track=K1_TRACK, positions="5,5,5,0/0,0,0,0/0,0,0,0")
     cartagena(profile="original", players=5, visibility="tortuga", retreat_from_end=True)
+
+
+@isolated(timeout=60)
+def test_a_redeal_samples_the_unseen_cards_like_a_new_determinization():
+    game = cartagena()
+    state = game.new_initial_state(seed=5)
+    view = state.view(0)
+    base = game.determinize(view, 1)
+
+    def opponent_hand(sample):
+        return tuple(sample.hand(1).tolist())
+
+    fresh = Counter(opponent_hand(game.determinize(view, k)) for k in range(3000))
+    redealt = Counter()
+    for k in range(3000):
+        sample = base.clone()
+        sample.redeal(0, k)
+        redealt[opponent_hand(sample)] += 1
+    distance = sum(abs(fresh[h] - redealt[h]) for h in fresh | redealt) / 2 / 3000
+    assert len(fresh) > 5 and distance < 0.06, (distance, fresh, redealt)

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from ..core.options import Option
 from .base import Agent, register_agent
-from .search_state import state_from_view
+from .search_state import resampled, state_from_view
 
 LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
           3: dict(time=0.3, iterations=0), 4: dict(time=1.0, iterations=0),
@@ -138,7 +138,7 @@ class MCTS(Agent):
         limit = budget.get("iterations") or 0
         done, start = 0, time.perf_counter()
         while True:
-            state = state_from_view(self.game, view, self.rng) if self.resample and done \
+            state = resampled(base, view, self.rng) if self.resample and done \
                 else base.clone()
             self._iterate(root, state)
             done += 1

@@ -321,3 +321,47 @@ def playouts(buf, cfg, count, seed):
         new_game(buf, cfg, seed * 7919 + i)
         moves += playout(buf, cfg, seed * 1000003 + i)
     return moves
+
+
+@njit(cache=True)
+def redeal(buf, cfg, hidden, seed):
+    """Deal again, at random, every card a viewer cannot see (a new determinization).
+
+    The cards in the hands of the seats with ``hidden[p]`` and in the draw pile
+    below its face-up row are pooled, shuffled and dealt back into the same
+    places in the same numbers; everything else is kept. The chance stream is
+    reseeded from ``seed``.
+    """
+    S, NP = cfg[C_S], cfg[C_NP]
+    o_hand, o_pile = _offsets(cfg)[3], _offsets(cfg)[5]
+    first = buf[M_TOP] + buf[M_ROW_LEFT]
+    pool = np.empty(2 * cfg[C_DECK], dtype=np.int32)          # hands + pile <= 2 decks
+    k = 0
+    for p in range(NP):
+        if hidden[p]:
+            for s in range(S):
+                for _ in range(buf[o_hand + p * S + s]):
+                    pool[k] = s
+                    k += 1
+    for i in range(first, buf[M_END]):
+        pool[k] = buf[o_pile + i]
+        k += 1
+    rng = rng_seed(seed)
+    for i in range(k - 1, 0, -1):
+        rng = rng_next(rng)
+        j = rng_below(rng, i + 1)
+        pool[i], pool[j] = pool[j], pool[i]
+    k = 0
+    for p in range(NP):
+        if hidden[p]:
+            held = 0
+            for s in range(S):
+                held += buf[o_hand + p * S + s]
+                buf[o_hand + p * S + s] = 0
+            for _ in range(held):
+                buf[o_hand + p * S + pool[k]] += 1
+                k += 1
+    for i in range(first, buf[M_END]):
+        buf[o_pile + i] = pool[k]
+        k += 1
+    _store_rng(buf, rng)
