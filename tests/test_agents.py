@@ -739,13 +739,15 @@ def test_settled_when_the_leader_cannot_be_caught():
 
 def test_settled_when_every_move_won_or_lost_every_simulation():
     from boardlab.agents.mcts import settled
-    won = _root_with({0: [5, 5.0, 9], 1: [4, 4.0, 9]})
+    won = _root_with({0: [25, 25.0, 49], 1: [24, 24.0, 49]})
     assert settled(won, [0, 1], left=1000)
-    lost = _root_with({0: [5, -5.0, 9], 1: [4, -4.0, 9]})
+    lost = _root_with({0: [25, -25.0, 49], 1: [24, -24.0, 49]})
     assert settled(lost, [0, 1], left=1000)
-    mixed = _root_with({0: [5, 5.0, 9], 1: [4, 2.0, 9]})
+    mixed = _root_with({0: [25, 25.0, 49], 1: [24, 22.0, 49]})
     assert not settled(mixed, [0, 1], left=1000)
-    untried = _root_with({0: [5, 5.0, 9]})
+    too_few = _root_with({0: [25, 25.0, 49], 1: [19, 19.0, 49]})
+    assert not settled(too_few, [0, 1], left=1000)
+    untried = _root_with({0: [25, 25.0, 49]})
     assert not settled(untried, [0, 1], left=1000)
 
 
@@ -769,3 +771,25 @@ def test_early_stop_never_changes_the_move_of_an_iteration_budget(spec):
         stopped += quick.iterations_done < 1500
         state.apply(action, seat=seat)
     assert stopped > 0
+
+
+# Found in a match against random (seed 913, green to play): D@16 brings a third pirate
+# home but leaves the last one alone at the back with no cards, frozen for good; the
+# opponent can then bring all its pirates home. Rollouts capped at 60 turns ranked that
+# as a win; 200-turn rollouts see it.
+FROZEN_LAST_PIRATE = ("S@0 D@0 C@7 S@0 back@13 S@2 D@0 back@7 back@7 D@0 D@0 back@10 D@0 "
+                      "back@8 back@8 H@0 C@16 S@4 H@2 back@4 back@4 H@2 C@6 back@9 H@13 S@3 "
+                      "S@2 back@10 pass D@7 back@11 H@7 H@8 back@7 back@12 C@3 S@3 C@5 back@7 "
+                      "back@8 H@3 C@13 back@6 back@14 D@9 D@3")
+
+
+@isolated(timeout=120)
+def test_mcts_does_not_freeze_its_last_pirate_in_cartagena():
+    game = boardlab.make("cartagena")
+    state = game.new_initial_state(seed=913)
+    for text in FROZEN_LAST_PIRATE.split():
+        state.play(text)
+    assert sorted(state.legal_moves()) == ["D@16", "D@3", "back@16"]
+    for seed in range(2):
+        agent = make_agent("mcts(iterations=2000)", game, 0, seed=seed)
+        assert state.action_to_string(agent.act(state.view(0))) != "D@16"

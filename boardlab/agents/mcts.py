@@ -50,6 +50,7 @@ class Node:
 
 
 CHECK_EVERY = 32     # simulations between two early-stop checks
+DECIDED_VISITS = 20  # each move's simulations before "won (or lost) every one" counts
 
 
 def _simulations_left(done, limit, start, now, deadline):
@@ -67,9 +68,9 @@ def settled(root, legal, left) -> bool:
 
     Either the most visited legal action leads the next one by more than the
     ``left`` simulations still to come (the final choice is the most visited),
-    or every legal action has been tried and each ended in the same extreme
-    return, 1 or -1, in every simulation (the game is decided, as far as the
-    search can tell).
+    or every legal action has had ``DECIDED_VISITS`` simulations and each
+    ended in the same extreme return, 1 or -1 (the game is decided, as far as
+    the search can tell).
     """
     visits = sorted((root.stats[a][0] for a in legal if a in root.stats), reverse=True)
     if not visits:
@@ -77,7 +78,7 @@ def settled(root, legal, left) -> bool:
     runner_up = visits[1] if len(visits) > 1 else 0
     if visits[0] - runner_up > left:
         return True
-    if len(visits) < len(legal) or visits[-1] < 2:
+    if len(visits) < len(legal) or visits[-1] < DECIDED_VISITS:
         return False
     means = {root.stats[a][1] / root.stats[a][0] for a in legal}
     return len(means) == 1 and abs(abs(means.pop()) - 1.0) < 1e-9
@@ -100,7 +101,7 @@ class MCTS(Agent):
         Option("iterations", int, 1000, "simulations per move (0: no limit; with only a time "
                "given, no limit)", minimum=0),
         Option("c", float, 1.4, "exploration constant of UCB", minimum=0),
-        Option("rollout_turns", int, 60, "turns a rollout may play before it is ranked "
+        Option("rollout_turns", int, 200, "turns a rollout may play before it is ranked "
                "(games with long random play, e.g. Cartagena)", minimum=1),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
         Option("early_stop", bool, True, "stop when the choice can no longer change (the most "

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The agents' strength runs (issue 5): 200 games each, seats alternating, 95% intervals.
+#
+#   scripts/strength.sh list          print the runs
+#   scripts/strength.sh NAME [...]    play the named runs (records and summary in
+#                                     strength-runs/NAME/, NAME.txt); JOBS=2 by default
+#
+# Each run takes from ten minutes to a few hours on two cores; none is part of the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-2}
+GAMES=${GAMES:-200}
+OUT=${OUT:-strength-runs}
+declare -A RUNS=(
+  [carteso9-random]='carteso(size=9)|mcts(time=1)|random|912'
+  [carteso9-greedy]='carteso(size=9)|mcts(time=1)|greedy|900'
+  [carteso9-scaling]='carteso(size=9)|mcts(time=1)|mcts(time=0.1)|915'
+  [rumbo9-random]='rumbo(size=9)|mcts(time=1)|random|914'
+  [rumbo9-greedy]='rumbo(size=9)|mcts(time=1)|greedy|913'
+  [cartagena-random]='cartagena|mcts(time=1)|random|910'
+  [cartagena-greedy]='cartagena|mcts(time=1)|greedy|911'
+  [cartagena-ismcts]='cartagena|ismcts(time=0.2)|mcts(time=0.2)|920'
+  [ctor8-random]='ctor(size=8)|mcts(time=1)|random|916'
+  [ctor8-greedy]='ctor(size=8)|mcts(time=1)|greedy|917'
+)
+if [ $# -eq 0 ] || [ "$1" = list ]; then
+  for name in $(printf '%s\n' "${!RUNS[@]}" | sort); do
+    IFS='|' read -r spec a b seed <<<"${RUNS[$name]}"
+    echo "$name: boardlab match '$spec' '$a' '$b' --games $GAMES --seed $seed"
+  done
+  exit 0
+fi
+for name in "$@"; do
+  if [ -z "${RUNS[$name]:-}" ]; then
+    echo "unknown run '$name' (scripts/strength.sh list shows them)" >&2
+    exit 2
+  fi
+done
+bash scripts/setup-env.sh
+mkdir -p "$OUT"
+for name in "$@"; do
+  IFS='|' read -r spec a b seed <<<"${RUNS[$name]}"
+  echo "== $name: $spec, $a against $b, $GAMES games" >&2
+  .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --jobs "$JOBS" --seed "$seed" \
+    --out "$OUT/$name" | tee "$OUT/$name.txt"
+done
