@@ -31,11 +31,11 @@ import boardlab
 import boardlab.agents
 from boardlab.agents import agents, make_agent
 from boardlab.agents.search_state import state_from_view
-from boardlab.core.errors import UnknownAgentError
+from boardlab.core.errors import OptionError, UnknownAgentError
 from boardlab.core.game import Game, State
 
 AGENT_SPECS = ("random", "greedy", "mcts(iterations=20)", "ismcts(iterations=20)",
-               "mcts(level=1)")
+               "mcts(level=1)", "mcts(iterations=20,evaluator=heuristic)")
 SEARCH_SPECS = AGENT_SPECS[1:]
 MAX_AGENT_MOVES = 25  # the agent's own moves per game; random play finishes long games
 AGENT_SECONDS = 1.0   # ... and no more after this much search time (once it made 3 moves)
@@ -793,3 +793,46 @@ def test_mcts_does_not_freeze_its_last_pirate_in_cartagena():
     for seed in range(2):
         agent = make_agent("mcts(iterations=2000)", game, 0, seed=seed)
         assert state.action_to_string(agent.act(state.view(0))) != "D@16"
+
+
+# Evaluators -------------------------------------------------------------------------------
+
+class FavourOneMove:
+    """Values +1 for ``seat`` exactly when ``move`` was played from the root (ply ``at``)."""
+
+    def __init__(self, seat, move, at):
+        self.seat, self.move, self.at, self.calls = seat, move, at, 0
+
+    def evaluate(self, state, rng):
+        self.calls += 1
+        good = len(state.history) > self.at and state.history[self.at] == self.move
+        return [(1.0 if good else -1.0) * (1 if s == self.seat else -1)
+                for s in range(state.game.num_seats)]
+
+
+@pytest.mark.parametrize("spec", ["rumbo(size=5)", "cartagena", "ctor(size=8)"])
+def test_a_python_evaluator_object_drives_the_search(spec):
+    from boardlab.agents.mcts import MCTS
+    game = boardlab.make(spec)
+    state = game.new_initial_state(seed=4)
+    chooser = random.Random(4)
+    while len(state.legal_actions_for(state.acting_seats()[0])) < 3:
+        state.apply(chooser.choice(state.legal_actions()), seat=state.acting_seats()[0])
+    seat = state.acting_seats()[0]
+    legal = state.legal_actions_for(seat)
+    target = legal[len(legal) // 2]
+    evaluator = FavourOneMove(seat, target, len(state.history))
+    agent = MCTS(game, seat, seed=1, evaluator=evaluator, iterations=300)
+    assert agent.act(state.view(seat)) == target
+    assert 0 < evaluator.calls <= 300
+
+
+def test_the_evaluator_option_picks_a_named_evaluator():
+    from boardlab.agents.evaluators import HeuristicEvaluator, RolloutEvaluator
+    game = boardlab.make("carteso(size=5)")
+    assert isinstance(make_agent("mcts", game, 0).evaluator, RolloutEvaluator)
+    assert isinstance(make_agent("mcts(evaluator=heuristic)", game, 0).evaluator,
+                      HeuristicEvaluator)
+    assert make_agent("mcts(rollout_turns=33)", game, 0).evaluator.turns == 33
+    with pytest.raises(OptionError, match="evaluator"):
+        make_agent("mcts(evaluator=network)", game, 0)

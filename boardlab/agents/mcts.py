@@ -1,9 +1,10 @@
 """Monte Carlo tree search for any registered game.
 
 UCT with one value per seat (max^n: each node picks the child best for the
-seat that acts there, so several players and teams need no sign flips),
-random-rollout evaluation through the game's fast kernel
-(``State.rollout``), time and/or iteration budgets, and reuse of the tree
+seat that acts there, so several players and teams need no sign flips), a
+pluggable leaf evaluator (by default random rollouts through the game's fast
+kernel, ``State.rollout``; see ``evaluators``), time and/or iteration
+budgets that stop early once the choice is settled, and reuse of the tree
 between moves. ``ismcts`` is single-observer information-set MCTS: every
 iteration samples a new state consistent with the agent's view and walks
 one shared tree of action sequences, counting how often each action was
@@ -17,6 +18,7 @@ from dataclasses import replace
 
 from ..core.options import Option
 from .base import Agent, register_agent
+from .evaluators import EVALUATORS, make_evaluator
 from .search_state import resampled, state_from_view
 
 LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
@@ -101,6 +103,9 @@ class MCTS(Agent):
         Option("iterations", int, 1000, "simulations per move (0: no limit; with only a time "
                "given, no limit)", minimum=0),
         Option("c", float, 1.4, "exploration constant of UCB", minimum=0),
+        Option("evaluator", str, "rollout", "how a new leaf is valued: rollout (random play "
+               "through the game's kernel) or heuristic (the game's quick estimate)",
+               choices=tuple(EVALUATORS)),
         Option("rollout_turns", int, 200, "turns a rollout may play before it is ranked "
                "(games with long random play, e.g. Cartagena)", minimum=1),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
@@ -111,8 +116,15 @@ class MCTS(Agent):
                minimum=0, maximum=5),
     )
 
-    def __init__(self, game, seat, seed=None, **options):
+    def __init__(self, game, seat, seed=None, evaluator=None, **options):
+        """``evaluator``: an object with ``evaluate(state, rng)`` (see ``evaluators``);
+        it replaces the ``evaluator`` option."""
+        if isinstance(evaluator, str):
+            options["evaluator"] = evaluator
+            evaluator = None
         super().__init__(game, seat, seed=seed, **options)
+        self.evaluator = evaluator or make_evaluator(self.options["evaluator"],
+                                                     self.options["rollout_turns"])
         if self.options["level"]:
             self.options.update(LEVELS[self.options["level"]])
         elif self.options["time"] and "iterations" not in options:
@@ -194,7 +206,7 @@ class MCTS(Agent):
             if expanding:
                 break
         returns = state.returns() if state.is_terminal() else \
-            state.rollout(rng.randrange(2**31), self.options["rollout_turns"])
+            self.evaluator.evaluate(state, rng)
         for node, action, mover in path:
             entry = node.stats[action]
             entry[0] += 1

@@ -1,0 +1,58 @@
+"""Leaf evaluators for tree search: a state in, one value per seat out.
+
+An evaluator is any object with ``evaluate(state, rng) -> list[float]``:
+values in the game's return range ([-1, 1]), one per seat, for a state that
+is not over. It may play on a copy but must leave ``state`` as it was. MCTS
+takes one by name (``mcts(evaluator=heuristic)``) or, from Python, as an
+object (``MCTS(game, seat, evaluator=MyNetwork())``).
+
+>>> import boardlab, random
+>>> state = boardlab.make("rumbo(size=5)").new_initial_state()
+>>> len(RolloutEvaluator().evaluate(state, random.Random(1)))
+2
+"""
+from __future__ import annotations
+
+import random
+
+from ..core.errors import OptionError
+from ..core.game import State
+
+
+class RolloutEvaluator:
+    """Random play to the end through the game's fast kernel (``State.rollout``).
+
+    ``turns`` caps games whose random play can run very long (Cartagena):
+    after that many more turns the position is ranked as the rules rank a
+    capped game.
+    """
+
+    name = "rollout"
+
+    def __init__(self, turns: int = 200):
+        self.turns = turns
+
+    def evaluate(self, state: State, rng: random.Random) -> list[float]:
+        return state.rollout(rng.randrange(2**31), self.turns)
+
+
+class HeuristicEvaluator:
+    """The game's own quick estimate (``State.heuristic``) for every seat: no playout."""
+
+    name = "heuristic"
+
+    def __init__(self, turns: int = 0):
+        del turns                                    # same signature as the others
+
+    def evaluate(self, state: State, rng: random.Random) -> list[float]:
+        return [state.heuristic(seat) for seat in range(state.game.num_seats)]
+
+
+EVALUATORS = {cls.name: cls for cls in (RolloutEvaluator, HeuristicEvaluator)}
+
+
+def make_evaluator(name: str, turns: int):
+    """The evaluator called ``name`` (``rollout`` or ``heuristic``)."""
+    if name not in EVALUATORS:
+        raise OptionError(f"unknown evaluator {name!r} (known: {', '.join(EVALUATORS)})")
+    return EVALUATORS[name](turns)
