@@ -836,3 +836,32 @@ def test_the_evaluator_option_picks_a_named_evaluator():
     assert make_agent("mcts(rollout_turns=33)", game, 0).evaluator.turns == 33
     with pytest.raises(OptionError, match="evaluator"):
         make_agent("mcts(evaluator=network)", game, 0)
+
+
+# Chance nodes -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p, best", [(0.8, "gamble"), (0.5, "safe"), (0.56, "safe"), (0.66, "gamble")])
+def test_mcts_weighs_chance_outcomes_by_their_probability(p, best):
+    from chance_game import GambleGame
+    game = GambleGame(p=p)
+    state = game.new_initial_state()
+    agent = make_agent("mcts(iterations=3000,early_stop=false)", game, 0, seed=1)
+    assert state.action_to_string(agent.act(state.view(0))) == best
+    win = agent.root.children[1].children[2]              # gamble, then the chance move win
+    assert max(win.stats, key=lambda a: win.stats[a][0]) == 4        # keep
+
+
+def test_the_runner_plays_chance_moves_by_their_probability(monkeypatch):
+    from chance_game import GambleGame
+    from boardlab.arena import game_runner
+    monkeypatch.setattr(game_runner, "make", lambda spec: GambleGame(p=0.8))
+    outcomes = []
+    for seed in range(400):
+        moves = game_runner.run_game("gamble", ["random", "random"], seed).record["moves"]
+        if moves[0] == "gamble":
+            outcomes.append(moves[1])
+    assert set(outcomes) == {"win", "lose"} and len(outcomes) > 150
+    assert 0.7 <= outcomes.count("win") / len(outcomes) <= 0.9          # 0.8 expected
+    same = [game_runner.run_game("gamble", ["random", "random"], 7).record["moves"]
+            for _ in range(2)]
+    assert same[0] == same[1]

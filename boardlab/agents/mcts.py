@@ -86,6 +86,17 @@ def settled(root, legal, left) -> bool:
     return len(means) == 1 and abs(abs(means.pop()) - 1.0) < 1e-9
 
 
+def _child(node, state, action, mover):
+    """Apply ``action`` to ``state`` and return ``node``'s child for it (made if new)."""
+    text = state.action_to_string(action)
+    state.apply(action, seat=mover)
+    child = node.children.get(action)
+    if child is None:
+        child = node.children[action] = Node(_mover(state))
+        node.children[("text", text)] = child
+    return child
+
+
 def _mover(state):
     seats = state.acting_seats()
     return seats[0] if seats else None
@@ -184,6 +195,9 @@ class MCTS(Agent):
         c, rng = self.options["c"], self.rng
         path, node = [], root
         while not state.is_terminal():
+            if state.is_chance():                # a chance node: sample, keep no statistics
+                node = _child(node, state, state.sample_chance(rng), None)
+                continue
             mover = _mover(state)
             if node is root and self.seat in state.acting_seats():
                 mover = self.seat                # several act at once: search for itself
@@ -195,14 +209,8 @@ class MCTS(Agent):
             expanding = action not in node.stats
             if expanding:
                 node.stats[action] = [0, 0.0, 1]
-            text = state.action_to_string(action)
-            state.apply(action, seat=mover)
             path.append((node, action, mover))
-            child = node.children.get(action)
-            if child is None:
-                child = node.children[action] = Node(_mover(state))
-                node.children[("text", text)] = child
-            node = child
+            node = _child(node, state, action, mover)
             if expanding:
                 break
         returns = state.returns() if state.is_terminal() else \

@@ -12,6 +12,7 @@ engine agent itself, per game by the clock kept here (agents that declare a
 from __future__ import annotations
 
 import math
+import random
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -85,8 +86,13 @@ def run_game(spec: str, players: list[str], seed: int, time_control: TimeControl
     agents = [make_agent(p, game, s, seed=seed * 31 + s) for s, p in enumerate(players)]
     clocks = [control.game] * game.num_seats
     start, actions, forfeit = time.monotonic(), 0, None
+    chance = random.Random(seed)
     try:
         while not state.is_terminal() and not (max_actions and actions >= max_actions):
+            if state.is_chance():
+                state.apply(state.sample_chance(chance))
+                actions += 1
+                continue
             seat = state.acting_seats()[0]
             forfeit = _turn(state, agents[seat], seat, control, clocks)
             if forfeit:

@@ -125,6 +125,9 @@ class State:
         import random
         rng, state = random.Random(seed), self.clone()
         while not state.is_terminal():
+            if state.is_chance():
+                state.apply(state.sample_chance(rng))
+                continue
             seat = rng.choice(state.acting_seats())
             action = rng.choice(state.legal_actions_for(seat))
             state.apply(action, seat=seat)
@@ -133,6 +136,22 @@ class State:
     def summary(self) -> dict:
         """A JSON-ready description of the position (the ``replay`` output)."""
         raise NotImplementedError
+
+    # Chance (games with explicit chance moves) ----------------------------
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a CHANCE node: each outcome (an action) with its probability.
+
+        Uniform over ``legal_actions()`` unless a game overrides it. The four
+        games here keep their chance inside the state (a seeded pile) and
+        never stop at a CHANCE node; searchers and the runner still handle one.
+        """
+        actions = self.legal_actions()
+        return [(action, 1.0 / len(actions)) for action in actions]
+
+    def sample_chance(self, rng) -> int:
+        """One outcome of this CHANCE node, drawn with ``rng`` by its probability."""
+        outcomes = self.chance_outcomes()
+        return rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0]
 
     # Simultaneous moves (games that have them override these) -------------
     def _acting_seats(self) -> list[int]:
