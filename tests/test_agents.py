@@ -865,3 +865,22 @@ def test_the_runner_plays_chance_moves_by_their_probability(monkeypatch):
     same = [game_runner.run_game("gamble", ["random", "random"], 7).record["moves"]
             for _ in range(2)]
     assert same[0] == same[1]
+
+
+def test_informed_opponents_split_their_decisions_by_hand():
+    game = boardlab.make("cartagena")
+    state = game.new_initial_state(seed=6)
+    chooser = random.Random(6)
+    while len(state.legal_actions()) < 3:
+        state.apply(chooser.choice(state.legal_actions()))
+    seat = state.current_player()
+    informed = make_agent("ismcts(iterations=400,opponents=informed)", game, seat, seed=1)
+    assert informed.act(state.view(seat)) in state.legal_actions()
+    below = [child for key, child in informed.root.children.items() if not isinstance(key, tuple)]
+    hands = {key for child in below for key in child.children
+             if isinstance(key, tuple) and key[0] == "info"}
+    assert len(hands) > 3                      # the opponent's hand differs between samples
+    fused = make_agent("ismcts(iterations=400)", game, seat, seed=1)
+    fused.act(state.view(seat))
+    assert not any(isinstance(key, tuple) and key[0] == "info"
+                   for child in fused.root.children.values() for key in child.children)

@@ -86,6 +86,14 @@ def settled(root, legal, left) -> bool:
     return len(means) == 1 and abs(abs(means.pop()) - 1.0) < 1e-9
 
 
+def _info_node(node, seat, key):
+    """``node`` as seen by ``seat`` holding private information ``key``."""
+    child = node.children.get(("info", key))
+    if child is None:
+        child = node.children[("info", key)] = Node(seat)
+    return child
+
+
 def _child(node, state, action, mover):
     """Apply ``action`` to ``state`` and return ``node``'s child for it (made if new)."""
     text = state.action_to_string(action)
@@ -142,6 +150,8 @@ class MCTS(Agent):
             self.options["iterations"] = 0       # mcts(time=1) means one second, uncapped
         if not self.options["time"] and not self.options["iterations"]:
             self.options["iterations"] = 1000
+        self.split = self.resample and self.options.get("opponents", "") == "informed" and \
+            hasattr(game.new_initial_state(seed=0), "private_key")
         self.root, self.root_history = None, None
         self.iterations_done = 0
 
@@ -201,6 +211,8 @@ class MCTS(Agent):
             mover = _mover(state)
             if node is root and self.seat in state.acting_seats():
                 mover = self.seat                # several act at once: search for itself
+            if self.split and mover != self.seat:
+                node = _info_node(node, mover, state.private_key(mover))
             legal = state.legal_actions_for(mover)
             for action in legal:
                 if action in node.stats:
@@ -235,4 +247,7 @@ class ISMCTS(MCTS):
     description = "information-set MCTS: resamples hidden cards/squares every iteration"
     resample = True
     declared_options = tuple(replace(o, default=False) if o.name == "reuse" else o
-                             for o in MCTS.declared_options)
+                             for o in MCTS.declared_options) + (
+        Option("opponents", str, "fused", "fused: one statistic per opponent decision over "
+               "all samples; informed: opponents decide on their own private information "
+               "(their hand), one statistic per hand they may hold", choices=("fused", "informed")),)

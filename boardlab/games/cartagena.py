@@ -541,6 +541,10 @@ class CartagenaState(KernelState):
         del info["seat"], info["legal_actions"], info["hand"]
         return info
 
+    def private_key(self, seat: int) -> bytes:
+        """What ``seat`` knows that others may not: its hand (for search trees)."""
+        return self.hand(seat).tobytes()
+
     def redeal(self, viewer: int | None, seed: int) -> None:
         """Deal again, in place, every card ``viewer`` cannot see (searchers' fast resample).
 
