@@ -884,3 +884,43 @@ def test_informed_opponents_split_their_decisions_by_hand():
     fused.act(state.view(seat))
     assert not any(isinstance(key, tuple) and key[0] == "info"
                    for child in fused.root.children.values() for key in child.children)
+
+
+def _ctor_with_hidden_secrets():
+    game = boardlab.make("ctor(size=8,secret_squares=true)")
+    state = game.new_initial_state(seed=2)
+    chooser = random.Random(2)
+    while len(state.history) < 40:
+        seat = state.acting_seats()[0]
+        state.apply(chooser.choice(state.legal_actions_for(seat)), seat=seat)
+    return game, state, state.acting_seats()[0]
+
+
+def test_the_sampler_pools_determinizations_where_it_cannot_redeal():
+    from boardlab.agents.search_state import Sampler
+    game, state, seat = _ctor_with_hidden_secrets()
+    view = state.view(seat)
+    rng = random.Random(5)
+    sampler = Sampler(state_from_view(game, view, rng), view, rng, pool=4)
+    other = 1 - game.team_of(seat)
+    samples = [sampler.sample() for _ in range(11)]
+    secrets = [tuple(s.secret_squares(other, spent=False)) for s in samples]
+    assert len(set(secrets[:3])) > 1                       # new determinizations first ...
+    assert set(secrets[3:]) <= set(secrets[:3]) | {tuple(sampler.base.secret_squares(
+        other, spent=False))}                              # ... then the pool again
+    for sample in samples:
+        assert sample.view(seat) == view
+        assert all(sample is not kept for kept in sampler.pool)
+
+
+def test_ismcts_determinizes_at_most_a_pool_where_that_replays_the_game(monkeypatch):
+    from boardlab.agents.search_state import Sampler
+    game, state, seat = _ctor_with_hidden_secrets()
+    calls = []
+    real = type(game).determinize
+    monkeypatch.setattr(type(game), "determinize",
+                        lambda self, view, seed: calls.append(seed) or real(self, view, seed))
+    agent = make_agent("ismcts(iterations=300,early_stop=false)", game, seat, seed=1)
+    assert agent.act(state.view(seat)) in state.legal_actions_for(seat)
+    pool = Sampler.__init__.__defaults__[0]
+    assert agent.iterations_done == 300 and len(calls) == pool

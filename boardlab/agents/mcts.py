@@ -19,7 +19,7 @@ from dataclasses import replace
 from ..core.options import Option
 from .base import Agent, register_agent
 from .evaluators import EVALUATORS, make_evaluator
-from .search_state import resampled, state_from_view
+from .search_state import Sampler, state_from_view
 
 LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
           3: dict(time=0.3, iterations=0), 4: dict(time=1.0, iterations=0),
@@ -170,10 +170,10 @@ class MCTS(Agent):
         root = self._root(view)
         deadline = time.perf_counter() + budget["time"] if budget.get("time") else None
         limit = budget.get("iterations") or 0
+        sampler = Sampler(base, view, self.rng) if self.resample else None
         done, start = 0, time.perf_counter()
         while True:
-            state = resampled(base, view, self.rng) if self.resample and done \
-                else base.clone()
+            state = sampler.sample() if self.resample and done else base.clone()
             self._iterate(root, state)
             done += 1
             now = time.perf_counter() if deadline or done % CHECK_EVERY == 0 else 0.0

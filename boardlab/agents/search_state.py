@@ -3,8 +3,7 @@
 Perfect-information games replay the view's public history; games with
 hidden information sample a full state consistent with the view
 (``game.determinize``): the agent only ever sees what its seat may know.
-A state that can ``redeal(viewer, seed)`` what the viewer cannot see gives
-further samples cheaply from one such determinization.
+:class:`Sampler` gives further samples of the same view cheaply.
 """
 from __future__ import annotations
 
@@ -27,10 +26,28 @@ def state_from_view(game: Game, view: dict, rng: random.Random) -> State:
     return state
 
 
-def resampled(base: State, view: dict, rng: random.Random) -> State:
-    """Another state consistent with ``view``; ``base`` is a determinization of it."""
-    if hasattr(base, "redeal"):
-        state = base.clone()
-        state.redeal(view["seat"], rng.randrange(2**31))
-        return state
-    return state_from_view(base.game, view, rng)
+class Sampler:
+    """Further states consistent with one view, each as cheap as it can be.
+
+    ``base`` is a determinization of the view. A state that can
+    ``redeal(viewer, seed)`` what the viewer cannot see (Cartagena) gives a
+    new, independent sample at the cost of a copy. Otherwise (CTOR's secret
+    squares, where a determinization replays the game) the first ``pool``
+    samples are new determinizations and later ones cycle through them.
+    """
+
+    def __init__(self, base: State, view: dict, rng: random.Random, pool: int = 64):
+        self.base, self.view, self.rng, self.size = base, view, rng, pool
+        self.pool: list[State] = [base]
+        self.drawn = 0
+
+    def sample(self) -> State:
+        self.drawn += 1
+        if hasattr(self.base, "redeal"):
+            state = self.base.clone()
+            state.redeal(self.view["seat"], self.rng.randrange(2**31))
+            return state
+        if len(self.pool) < self.size:
+            self.pool.append(state_from_view(self.base.game, self.view, self.rng))
+            return self.pool[-1].clone()
+        return self.pool[self.drawn % self.size].clone()
