@@ -136,3 +136,16 @@ def test_hidden_information_games_keep_their_secrets_in_the_terminal():
 def test_duel_needs_two_sides(capsys):
     assert main(["duel", "cartagena(players=3)", "random", "random", "--games", "2"]) == 2
     assert "needs two sides" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", [cls.name for cls in __import__(
+    "boardlab.core.registry", fromlist=["games"]).games()])
+def test_play_against_a_chosen_level_in_every_game(name):
+    """Whoever moves first (Cartagena draws it), the agent plays when its turn comes."""
+    outputs = []
+    for seat in ("0", "1"):
+        code, out, err = run("play", name, "--vs", "mcts(level=3)", "--seat", seat, "--seed",
+                             "2", "--no-save", "--no-colour", stdin="quit\n")
+        assert code == 0, err
+        outputs.append(out)
+    assert any("mcts (" in out and ") plays" in out for out in outputs)
