@@ -196,7 +196,7 @@ def cmd_match(args) -> int:
     from datetime import datetime
 
     from .arena.live import LiveBoard, standings_text
-    from .arena.match import run_match
+    from .arena.match import run_match, wilson_interval
     from .arena.ratings import match_elo
     from .arena.schedule import parse_participants, sides_of
     from .arena.tournament import ratings_kind
@@ -215,8 +215,12 @@ def cmd_match(args) -> int:
     if sides == 2:
         first = next(line for line in outcome.standings if line.name == list(participants)[0])
         elo, low, high = match_elo(first.wins, first.draws, first.losses)
-        print(f"{first.name}: {elo:+.0f} Elo against {list(participants)[1]} "
-              f"(95% interval {low:+.0f} .. {high:+.0f}) over {first.games} games")
+        points = first.wins + first.draws / 2
+        s_low, s_high = wilson_interval(points, first.games) if first.games else (0.0, 1.0)
+        print(f"{first.name}: {points:g}/{first.games} = {points / max(first.games, 1):.1%} "
+              f"(95% Wilson interval {s_low:.1%} .. {s_high:.1%}) against "
+              f"{list(participants)[1]}; {elo:+.0f} Elo (95% interval {low:+.0f} .. "
+              f"{high:+.0f})")
     if outcome.stopped:
         print(outcome.stopped)
     forfeits = [r for r in outcome.rows if r.forfeit]

@@ -211,7 +211,10 @@ def test_match_command_writes_records_and_reports(tmp_path, capsys):
     out = tmp_path / "records"
     assert main(["match", SMALL, "random", "greedy", "--games", "4", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "Elo against greedy" in text and "4 records in" in text
+    assert "4 records in" in text
+    summary = next(line for line in text.splitlines() if line.startswith("random: "))
+    assert "/4 = " in summary and "95% Wilson interval" in summary and "against greedy" in summary
+    assert "Elo (95% interval" in summary
     files = sorted(out.iterdir())
     assert [f.name for f in files] == [f"game-{i:04d}.json" for i in range(1, 5)]
     players = [json.loads(f.read_text())["players"] for f in files]
