@@ -204,13 +204,16 @@ def cmd_match(args) -> int:
     _check_runner_args(args)
     game = make(args.spec)
     participants = parse_participants(args.agents)
+    if args.resume and not args.out:
+        raise BoardlabError("--resume needs --out: the folder of the interrupted match")
     out = args.out or f"boardlab-matches/{game.name}-{datetime.now():%Y%m%d-%H%M%S}"
     sprt = _sprt(args.sprt) if args.sprt else None
     sides, kind = len(sides_of(game)), ratings_kind(game)
     with LiveBoard(f"match {game.spec}", sides, kind) as board:
         outcome = run_match(args.spec, participants, args.games, seed=args.seed,
                             time_control=_time_control(args), jobs=args.jobs, out_dir=out,
-                            ray_address=args.ray, sprt=sprt, on_game=board)
+                            ray_address=args.ray, sprt=sprt, on_game=board,
+                            resume=args.resume)
     print(standings_text(outcome.standings, sides, kind), end="")
     if sides == 2:
         first = next(line for line in outcome.standings if line.name == list(participants)[0])
@@ -414,6 +417,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "boardlab-matches/GAME-TIME)")
     match.add_argument("--sprt", metavar="ELO0,ELO1", help="stop when an SPRT on the first "
                        "agent decides (two sides), e.g. 0,10 (alpha=beta=0.05)")
+    match.add_argument("--resume", action="store_true", help="go on with an interrupted "
+                       "match: the games already in --out count, the rest are played (same "
+                       "spec, agents, --games and --seed)")
     _runner_options(match)
     tournament = sub.add_parser("tournament", help="round robin or gauntlet; results in a "
                                 "database; resumable", epilog="Example: boardlab tournament "

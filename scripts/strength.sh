@@ -3,7 +3,8 @@
 #
 #   scripts/strength.sh list          print the runs
 #   scripts/strength.sh NAME [...]    play the named runs (records and summary in
-#                                     strength-runs/NAME/, NAME.txt); JOBS=2 by default
+#                                     strength-runs/NAME/, NAME.txt); JOBS=2 by default;
+#                                     a run whose folder exists is resumed
 #
 # Each run takes from ten minutes to a few hours on two cores; none is part of the tests.
 set -euo pipefail
@@ -40,7 +41,9 @@ bash scripts/setup-env.sh
 mkdir -p "$OUT"
 for name in "$@"; do
   IFS='|' read -r spec a b seed <<<"${RUNS[$name]}"
-  echo "== $name: $spec, $a against $b, $GAMES games" >&2
+  resume=()
+  if [ -d "$OUT/$name" ]; then resume=(--resume); fi     # an interrupted run goes on
+  echo "== $name: $spec, $a against $b, $GAMES games ${resume[*]}" >&2
   .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --jobs "$JOBS" --seed "$seed" \
-    --out "$OUT/$name" | tee "$OUT/$name.txt"
+    --out "$OUT/$name" "${resume[@]}" | tee "$OUT/$name.txt"
 done

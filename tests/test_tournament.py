@@ -330,3 +330,29 @@ def test_interrupting_a_tournament_leaves_no_engine_running(tmp_path, how):
     while _marked_engines(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _marked_engines(marker)
+
+
+def test_an_interrupted_match_resumes_from_its_records(tmp_path, capsys):
+    out = tmp_path / "records"
+    args = ["match", SMALL, "random", "greedy", "--games", "6", "--seed", "3", "--out", str(out)]
+    assert main(args) == 0
+    def games():                                           # the records but their times
+        return {f.name: {k: v for k, v in json.loads(f.read_text()).items() if k != "created"}
+                for f in out.iterdir()}
+
+    full = games()
+    for name in ("game-0002.json", "game-0005.json", "game-0006.json"):
+        (out / name).unlink()
+    kept = (out / "game-0001.json").stat().st_mtime_ns
+    capsys.readouterr()
+    assert main(args + ["--resume"]) == 0
+    text = capsys.readouterr().out
+    assert "6 records in" in text and "/6 = " in text
+    assert games() == full                                 # the same games again
+    assert (out / "game-0001.json").stat().st_mtime_ns == kept       # not replayed
+    other = ["match", SMALL, "random", "random", "--games", "6", "--seed", "3", "--out",
+             str(out), "--resume"]
+    assert main(other) == 2
+    assert "another match" in capsys.readouterr().err
+    assert main(args[:-2] + ["--resume"]) == 2
+    assert "--resume needs --out" in capsys.readouterr().err

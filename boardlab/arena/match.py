@@ -99,12 +99,14 @@ class MatchOutcome:
 def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1,
               time_control: TimeControl | None = None, jobs: int = 1,
               out_dir: str | None = None, ray_address: str | None = None,
-              sprt: Sprt | None = None, on_game=None) -> MatchOutcome:
+              sprt: Sprt | None = None, on_game=None, resume: bool = False) -> MatchOutcome:
     """One participant per side, rotating over the sides game by game.
 
     Every record is written to ``out_dir`` as ``game-0001.json`` ... as soon as
-    its game ends. With ``sprt`` (two sides only) the match stops as soon as the
-    test decides, and ``stopped`` says which way.
+    its game ends. With ``resume``, the games whose records are already in
+    ``out_dir`` (the same match: spec, players and seed checked) count as
+    played and only the others are played. With ``sprt`` (two sides only) the
+    match stops as soon as the test decides, and ``stopped`` says which way.
     """
     if games < 1:
         raise BoardlabError(f"--games must be at least 1, not {games}")
@@ -117,7 +119,14 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
     tasks = [game_task(config, game, g, {"match_game": g.index + 1}) for g in schedule]
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
+    if resume and not out_dir:
+        raise BoardlabError("resuming a match needs the folder of its records (--out)")
     rows, stopped = [], ""
+    if resume:
+        done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
+        rows = [_store_row(game, task, done[task["index"]], None)
+                for task in tasks if done[task["index"]] is not None]
+        tasks = [task for task in tasks if done[task["index"]] is None]
     for task, result in execute(tasks, jobs, ray_address):
         row = _store_row(game, task, result, out_dir)
         rows.append(row)
@@ -130,6 +139,29 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
             break
     rows.sort(key=lambda r: r.idx)
     return MatchOutcome(rows, standings(game, names, rows), stopped)
+
+
+def _stored_result(task: dict, out_dir: str) -> dict | None:
+    """The result of a game already in ``out_dir``, None if absent; an error if it
+    belongs to another match."""
+    path = os.path.join(out_dir, f"game-{task['index'] + 1:04d}.json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+        same = (record["spec"], record["players"], record["seed"]) == \
+            (make(task["spec"]).spec, task["players"], task["seed"])
+        result = {"returns": record["result"]["returns"], "actions": len(record["moves"]),
+                  "record": record, "forfeit": record.get("meta", {}).get("forfeit"),
+                  "seconds": 0.0}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise BoardlabError(f"cannot resume from {path}: {error}") from None
+    if not same:
+        raise BoardlabError(f"cannot resume: {path} is a game of another match "
+                            f"({record['spec']}, {' v '.join(record['players'])}, "
+                            f"seed {record['seed']})")
+    return result
 
 
 def _store_row(game, task: dict, result: dict, out_dir: str | None):
