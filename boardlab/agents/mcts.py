@@ -95,13 +95,17 @@ def _info_node(node, seat, key):
 
 
 def _child(node, state, action, mover):
-    """Apply ``action`` to ``state`` and return ``node``'s child for it (made if new)."""
+    """Apply ``action`` to ``state`` and return ``node``'s child for it (made if new).
+
+    A new child is also filed under the move's text, which tree reuse follows.
+    """
+    child = node.children.get(action)
+    if child is not None:
+        state.apply(action, seat=mover)
+        return child
     text = state.action_to_string(action)
     state.apply(action, seat=mover)
-    child = node.children.get(action)
-    if child is None:
-        child = node.children[action] = Node(_mover(state))
-        node.children[("text", text)] = child
+    child = node.children[action] = node.children[("text", text)] = Node(_mover(state))
     return child
 
 
