@@ -167,11 +167,12 @@ def _stored_result(task: dict, out_dir: str) -> dict | None:
 def _store_row(game, task: dict, result: dict, out_dir: str | None):
     row = SimpleNamespace(idx=task["index"], sides=task["meta"]["sides"], seed=task["seed"],
                           scores=side_scores(game, result["returns"]), **result)
-    if out_dir:
+    if out_dir:                    # whole or not at all: a resume trusts what it finds
         path = os.path.join(out_dir, f"game-{task['index'] + 1:04d}.json")
-        with open(path, "w", encoding="utf-8") as handle:
+        with open(path + ".part", "w", encoding="utf-8") as handle:
             json.dump(result["record"], handle, indent=1)
             handle.write("\n")
+        os.replace(path + ".part", path)
     return row
 
 
