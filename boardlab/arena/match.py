@@ -15,7 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from ..core.errors import BoardlabError
+from ..core.errors import BoardlabError, RecordError
+from ..core.record import load as load_record
 from ..core.registry import make
 from .executor import execute
 from .game_runner import TimeControl, run_game
@@ -142,26 +143,22 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
 
 
 def _stored_result(task: dict, out_dir: str) -> dict | None:
-    """The result of a game already in ``out_dir``, None if absent; an error if it
-    belongs to another match."""
+    """The result of a game already in ``out_dir`` (checked and replayed like any
+    record), None if absent; an error if it belongs to another match."""
     path = os.path.join(out_dir, f"game-{task['index'] + 1:04d}.json")
     if not os.path.exists(path):
         return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
-        same = (record["spec"], record["players"], record["seed"]) == \
-            (make(task["spec"]).spec, task["players"], task["seed"])
-        result = {"returns": record["result"]["returns"], "actions": len(record["moves"]),
-                  "record": record, "forfeit": record.get("meta", {}).get("forfeit"),
-                  "seconds": 0.0}
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        record, state = load_record(path)
+    except RecordError as error:
         raise BoardlabError(f"cannot resume from {path}: {error}") from None
-    if not same:
+    if (record["spec"], record.get("players"), record.get("seed")) != \
+            (make(task["spec"]).spec, task["players"], task["seed"]):
         raise BoardlabError(f"cannot resume: {path} is a game of another match "
-                            f"({record['spec']}, {' v '.join(record['players'])}, "
-                            f"seed {record['seed']})")
-    return result
+                            f"({record['spec']}, {record.get('players')}, "
+                            f"seed {record.get('seed')})")
+    return {"returns": state.returns(), "actions": len(record["moves"]), "record": record,
+            "forfeit": (record.get("meta") or {}).get("forfeit"), "seconds": 0.0}
 
 
 def _store_row(game, task: dict, result: dict, out_dir: str | None):
