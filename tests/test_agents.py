@@ -522,7 +522,7 @@ def test_the_listing_has_every_agent_with_a_description():
             assert option.help
     names = {o.name for o in listed["mcts"].declared_options}
     assert {"time", "iterations", "c", "rollout_turns", "reuse", "level"} <= names
-    assert {o.name for o in listed["ismcts"].declared_options} == names | {"opponents"}
+    assert {o.name for o in listed["ismcts"].declared_options} == names | {"opponents", "worlds"}
 
 
 @pytest.mark.parametrize("spec, option", [("mcts(level=9)", "level"), ("mcts(c=-1)", "c"),
@@ -901,7 +901,7 @@ def test_the_sampler_pools_determinizations_where_it_cannot_redeal():
     game, state, seat = _ctor_with_hidden_secrets()
     view = state.view(seat)
     rng = random.Random(5)
-    sampler = Sampler(state_from_view(game, view, rng), view, rng, pool=4)
+    sampler = Sampler(state_from_view(game, view, rng), view, rng, worlds=4)
     other = 1 - game.team_of(seat)
     samples = [sampler.sample() for _ in range(11)]
     secrets = [tuple(s.secret_squares(other, spent=False)) for s in samples]
@@ -913,6 +913,23 @@ def test_the_sampler_pools_determinizations_where_it_cannot_redeal():
         assert all(sample is not kept for kept in sampler.pool)
 
 
+def test_ismcts_worlds_fixes_how_many_determinizations_a_move_uses():
+    from boardlab.agents.search_state import Sampler
+    game = boardlab.make("cartagena")
+    state = game.new_initial_state(seed=4)
+    view = state.view(0)
+    rng = random.Random(3)
+    base = state_from_view(game, view, rng)
+    fresh = Sampler(base, view, rng)
+    hands = {fresh.sample().hand(1).tobytes() + fresh.sample().pile.tobytes() for _ in range(20)}
+    assert len(hands) == 20                                # a new world every time
+    few = Sampler(base, view, rng, worlds=3)
+    worlds = [few.sample().pile.tobytes() for _ in range(12)]
+    assert len(set(worlds)) == 3 and worlds[3:6] == worlds[6:9] == worlds[9:12]
+    for sample in (fresh.sample(), few.sample()):
+        assert sample.view(0) == view
+
+
 def test_ismcts_determinizes_at_most_a_pool_where_that_replays_the_game(monkeypatch):
     from boardlab.agents.search_state import Sampler
     game, state, seat = _ctor_with_hidden_secrets()
@@ -922,5 +939,14 @@ def test_ismcts_determinizes_at_most_a_pool_where_that_replays_the_game(monkeypa
                         lambda self, view, seed: calls.append(seed) or real(self, view, seed))
     agent = make_agent("ismcts(iterations=300,early_stop=false)", game, seat, seed=1)
     assert agent.act(state.view(seat)) in state.legal_actions_for(seat)
-    pool = Sampler.__init__.__defaults__[0]
+    pool = Sampler.FALLBACK_WORLDS
     assert agent.iterations_done == 300 and len(calls) == pool
+
+
+def test_ismcts_with_few_worlds_plays_legally_and_the_same_under_a_seed():
+    game = boardlab.make("cartagena")
+    state = game.new_initial_state(seed=9)
+    view = state.view(state.acting_seats()[0])
+    moves = {make_agent("ismcts(iterations=120,worlds=2)", game, view["seat"], seed=4).act(view)
+             for _ in range(3)}
+    assert len(moves) == 1 and moves <= set(view["legal_actions"])

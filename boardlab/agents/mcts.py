@@ -174,7 +174,8 @@ class MCTS(Agent):
         root = self._root(view)
         deadline = time.perf_counter() + budget["time"] if budget.get("time") else None
         limit = budget.get("iterations") or 0
-        sampler = Sampler(base, view, self.rng) if self.resample else None
+        sampler = Sampler(base, view, self.rng, self.options["worlds"]) if self.resample \
+            else None
         done, start = 0, time.perf_counter()
         while True:
             state = sampler.sample() if self.resample and done else base.clone()
@@ -254,4 +255,7 @@ class ISMCTS(MCTS):
                              for o in MCTS.declared_options) + (
         Option("opponents", str, "fused", "fused: one statistic per opponent decision over "
                "all samples; informed: opponents decide on their own private information "
-               "(their hand), one statistic per hand they may hold", choices=("fused", "informed")),)
+               "(their hand), one statistic per hand they may hold", choices=("fused", "informed")),
+        Option("worlds", int, 0, "determinizations per move: 0, a new one every simulation "
+               "(where the game can deal one cheaply, else 64); K, the first K simulations "
+               "sample them and later ones cycle through them", minimum=0),)

@@ -29,25 +29,38 @@ def state_from_view(game: Game, view: dict, rng: random.Random) -> State:
 class Sampler:
     """Further states consistent with one view, each as cheap as it can be.
 
-    ``base`` is a determinization of the view. A state that can
-    ``redeal(viewer, seed)`` what the viewer cannot see (Cartagena) gives a
-    new, independent sample at the cost of a copy. Otherwise (CTOR's secret
-    squares, where a determinization replays the game) the first ``pool``
-    samples are new determinizations and later ones cycle through them.
+    ``base`` is a determinization of the view. With ``worlds=0`` a state
+    that can ``redeal(viewer, seed)`` what the viewer cannot see (Cartagena)
+    gives a new, independent sample every time at the cost of a copy. With
+    ``worlds=K`` (and always for a state that cannot redeal, such as CTOR's
+    secret squares, where a determinization replays the game; there
+    ``K=64`` when 0 is asked for) the first ``K`` samples are new and later
+    ones cycle through them, so every move of the search is tried on the
+    same few worlds.
     """
 
-    def __init__(self, base: State, view: dict, rng: random.Random, pool: int = 64):
-        self.base, self.view, self.rng, self.size = base, view, rng, pool
+    FALLBACK_WORLDS = 64
+
+    def __init__(self, base: State, view: dict, rng: random.Random, worlds: int = 0):
+        self.base, self.view, self.rng = base, view, rng
+        self.fresh = worlds == 0 and hasattr(base, "redeal")
+        self.size = worlds or self.FALLBACK_WORLDS
         self.pool: list[State] = [base]
         self.drawn = 0
 
     def sample(self) -> State:
         self.drawn += 1
+        if self.fresh:
+            return self._new()
+        if len(self.pool) < self.size:
+            self.pool.append(self._new())
+            return self.pool[-1].clone()
+        return self.pool[self.drawn % self.size].clone()
+
+    def _new(self) -> State:
+        """A new, independent sample of the view."""
         if hasattr(self.base, "redeal"):
             state = self.base.clone()
             state.redeal(self.view["seat"], self.rng.randrange(2**31))
             return state
-        if len(self.pool) < self.size:
-            self.pool.append(state_from_view(self.base.game, self.view, self.rng))
-            return self.pool[-1].clone()
-        return self.pool[self.drawn % self.size].clone()
+        return state_from_view(self.base.game, self.view, self.rng)
