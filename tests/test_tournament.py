@@ -346,8 +346,10 @@ def test_an_interrupted_match_resumes_from_its_records(tmp_path, capsys):
     kept = (out / "game-0001.json").stat().st_mtime_ns
     capsys.readouterr()
     assert main(args + ["--resume"]) == 0
-    text = capsys.readouterr().out
+    captured = capsys.readouterr()
+    text = captured.out
     assert "6 records in" in text and "/6 = " in text
+    assert "/6:" in captured.err and "/3:" not in captured.err      # counts the whole match
     assert games() == full                                 # the same games again
     assert (out / "game-0001.json").stat().st_mtime_ns == kept       # not replayed
     other = ["match", SMALL, "random", "random", "--games", "6", "--seed", "3", "--out",

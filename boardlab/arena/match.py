@@ -122,7 +122,7 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
         os.makedirs(out_dir, exist_ok=True)
     if resume and not out_dir:
         raise BoardlabError("resuming a match needs the folder of its records (--out)")
-    rows, stopped = [], ""
+    rows, stopped, total = [], "", len(tasks)
     if resume:
         done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
         rows = [_store_row(game, task, done[task["index"]], None)
@@ -133,7 +133,7 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
         rows.append(row)
         table = standings(game, names, rows)
         if on_game:
-            on_game(Progress(len(rows), len(tasks), table, {**result, "sides": row.sides,
+            on_game(Progress(len(rows), total, table, {**result, "sides": row.sides,
                                                             "scores": row.scores}))
         stopped = _sprt_decision(sprt, names, rows)
         if stopped:
