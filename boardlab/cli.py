@@ -197,7 +197,7 @@ def cmd_match(args) -> int:
 
     from .arena.live import LiveBoard, standings_text
     from .arena.match import run_match, wilson_interval
-    from .arena.ratings import match_elo
+    from .arena.ratings import match_elo_bounded
     from .arena.schedule import parse_participants, sides_of
     from .arena.tournament import ratings_kind
 
@@ -217,9 +217,9 @@ def cmd_match(args) -> int:
     print(standings_text(outcome.standings, sides, kind), end="")
     if sides == 2:
         first = next(line for line in outcome.standings if line.name == list(participants)[0])
-        elo, low, high = match_elo(first.wins, first.draws, first.losses)
         points = first.wins + first.draws / 2
         s_low, s_high = wilson_interval(points, first.games) if first.games else (0.0, 1.0)
+        elo, low, high = match_elo_bounded(first.wins, first.draws, first.losses, s_low, s_high)
         print(f"{first.name}: {points:g}/{first.games} = {points / max(first.games, 1):.1%} "
               f"(95% Wilson interval {s_low:.1%} .. {s_high:.1%}) against "
               f"{list(participants)[1]}; {elo:+.0f} Elo (95% interval {low:+.0f} .. "

@@ -340,3 +340,14 @@ def test_plot_ratings_writes_a_png(tmp_path):
     data = path.read_bytes()
     assert path == tmp_path / "new" / "dir" / "ratings.png"
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+
+
+def test_a_clean_sweep_takes_its_elo_interval_from_the_score_interval():
+    from boardlab.arena.match import wilson_interval
+    from boardlab.arena.ratings import match_elo_bounded
+    assert match_elo(200, 0, 0) == (math.inf, math.inf, math.inf)      # collapses
+    elo, low, high = match_elo_bounded(200, 0, 0, *wilson_interval(200, 200))
+    assert elo == high == math.inf and 600 < low < 800
+    elo, low, high = match_elo_bounded(0, 0, 50, *wilson_interval(0, 50))
+    assert elo == low == -math.inf and -600 < high < -300
+    assert match_elo_bounded(60, 20, 20, 0.0, 1.0) == match_elo(60, 20, 20)  # else unchanged

@@ -99,6 +99,22 @@ def match_elo(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
     return _elo_or_inf(score), _elo_or_inf(score - margin), _elo_or_inf(score + margin)
 
 
+def match_elo_bounded(wins: int, draws: int, losses: int,
+                      score_low: float, score_high: float) -> tuple[float, float, float]:
+    """:func:`match_elo`, except that a clean sweep (all wins or all losses), whose
+    trinomial interval collapses to one infinite point, takes its interval from
+    the score interval given (e.g. Wilson's), which stays finite on one side.
+
+    >>> elo, low, high = match_elo_bounded(200, 0, 0, 0.9812, 1.0)
+    >>> elo, round(low), high
+    (inf, 687, inf)
+    """
+    elo, low, high = match_elo(wins, draws, losses)
+    if wins + draws + losses and (wins == 0 or losses == 0) and draws == 0:
+        low, high = _elo_or_inf(score_low), _elo_or_inf(score_high)
+    return elo, low, high
+
+
 # --- Sequential probability ratio test ---------------------------------------
 
 def sprt_llr(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
