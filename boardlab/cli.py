@@ -204,8 +204,9 @@ def cmd_match(args) -> int:
     _check_runner_args(args)
     game = make(args.spec)
     participants = parse_participants(args.agents)
-    if args.resume and not args.out:
-        raise BoardlabError("--resume needs --out: the folder of the interrupted match")
+    for flag in ("resume", "report"):
+        if getattr(args, flag) and not args.out:
+            raise BoardlabError(f"--{flag} needs --out: the folder of the match's records")
     out = args.out or f"boardlab-matches/{game.name}-{datetime.now():%Y%m%d-%H%M%S}"
     sprt = _sprt(args.sprt) if args.sprt else None
     sides, kind = len(sides_of(game)), ratings_kind(game)
@@ -213,7 +214,7 @@ def cmd_match(args) -> int:
         outcome = run_match(args.spec, participants, args.games, seed=args.seed,
                             time_control=_time_control(args), jobs=args.jobs, out_dir=out,
                             ray_address=args.ray, sprt=sprt, on_game=board,
-                            resume=args.resume)
+                            resume=args.resume, play=not args.report)
     print(standings_text(outcome.standings, sides, kind), end="")
     if sides == 2:
         first = next(line for line in outcome.standings if line.name == list(participants)[0])
@@ -420,6 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--resume", action="store_true", help="go on with an interrupted "
                        "match: the games already in --out count, the rest are played (same "
                        "spec, agents, --games and --seed)")
+    match.add_argument("--report", action="store_true", help="play nothing: the summary of "
+                       "the games already in --out (safe while the match is still playing)")
     _runner_options(match)
     tournament = sub.add_parser("tournament", help="round robin or gauntlet; results in a "
                                 "database; resumable", epilog="Example: boardlab tournament "

@@ -371,3 +371,41 @@ def test_an_interrupted_match_resumes_from_its_records(tmp_path, capsys):
     assert "another match" in capsys.readouterr().err
     assert main(args[:-2] + ["--resume"]) == 2
     assert "--resume needs --out" in capsys.readouterr().err
+
+
+def test_a_report_counts_the_records_and_plays_nothing(tmp_path, capsys):
+    out = tmp_path / "records"
+    args = ["match", SMALL, "random", "greedy", "--games", "6", "--seed", "3", "--out", str(out)]
+    assert main(args) == 0
+    full = capsys.readouterr().out.splitlines()[-2]
+    assert main(args + ["--report"]) == 0
+    assert capsys.readouterr().out.splitlines()[-2] == full           # the same summary
+    for name in ("game-0002.json", "game-0005.json"):
+        (out / name).unlink()
+    assert main(args + ["--report"]) == 0
+    text = capsys.readouterr().out
+    assert "/4 = " in text and "4 records in" in text
+    assert sorted(f.name for f in out.iterdir()) == \
+        ["game-0001.json", "game-0003.json", "game-0004.json", "game-0006.json"]
+    assert main(args[:-2] + ["--report"]) == 2
+    assert "--report needs --out" in capsys.readouterr().err
+    assert main(args[:-1] + [str(tmp_path / "none"), "--report"]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_a_folder_being_written_by_a_live_match_is_refused(tmp_path, capsys):
+    out = tmp_path / "records"
+    out.mkdir()
+    lock = out / ".match-lock"
+    lock.write_text(str(os.getpid()))                      # a live process holds it
+    args = ["match", SMALL, "random", "greedy", "--games", "2", "--out", str(out)]
+    assert main(args) == 2
+    assert "being written by another match" in capsys.readouterr().err
+    assert main(args + ["--resume"]) == 2
+    assert list(out.iterdir()) == [lock]                   # nothing written
+    assert main(args + ["--report"]) == 0                  # reading is fine
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    lock.write_text(gone)                                  # a killed match left it
+    assert main(args) == 0
+    assert sorted(f.name for f in out.iterdir()) == ["game-0001.json", "game-0002.json"]

@@ -12,6 +12,7 @@ import json
 import math
 import os
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -100,14 +101,18 @@ class MatchOutcome:
 def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1,
               time_control: TimeControl | None = None, jobs: int = 1,
               out_dir: str | None = None, ray_address: str | None = None,
-              sprt: Sprt | None = None, on_game=None, resume: bool = False) -> MatchOutcome:
+              sprt: Sprt | None = None, on_game=None, resume: bool = False,
+              play: bool = True) -> MatchOutcome:
     """One participant per side, rotating over the sides game by game.
 
     Every record is written to ``out_dir`` as ``game-0001.json`` ... as soon as
-    its game ends. With ``resume``, the games whose records are already in
-    ``out_dir`` (the same match: spec, players and seed checked) count as
-    played and only the others are played. With ``sprt`` (two sides only) the
-    match stops as soon as the test decides, and ``stopped`` says which way.
+    its game ends; while it plays, the match holds ``out_dir`` (a second match
+    on the same folder is refused). With ``resume``, the games whose records
+    are already in ``out_dir`` (the same match: spec, players and seed
+    checked) count as played and only the others are played; ``play=False``
+    only counts them (a report, safe while the match is still being played).
+    With ``sprt`` (two sides only) the match stops as soon as the test decides,
+    and ``stopped`` says which way.
     """
     if games < 1:
         raise BoardlabError(f"--games must be at least 1, not {games}")
@@ -118,28 +123,82 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
         raise BoardlabError("an SPRT needs a game with two sides")
     schedule = schedule_of({**config, "rounds": -(-games // len(names))})[:games]
     tasks = [game_task(config, game, g, {"match_game": g.index + 1}) for g in schedule]
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-    if resume and not out_dir:
+    if (resume or not play) and not out_dir:
         raise BoardlabError("resuming a match needs the folder of its records (--out)")
+    if not play and not os.path.isdir(out_dir):
+        raise BoardlabError(f"no records to report: {out_dir} is not a folder")
+    if out_dir and play:
+        os.makedirs(out_dir, exist_ok=True)
     rows, stopped, total = [], "", len(tasks)
-    if resume:
+    if resume or not play:
         done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
         rows = [_store_row(game, task, done[task["index"]], None)
                 for task in tasks if done[task["index"]] is not None]
-        tasks = [task for task in tasks if done[task["index"]] is None]
-    for task, result in execute(tasks, jobs, ray_address):
-        row = _store_row(game, task, result, out_dir)
-        rows.append(row)
-        table = standings(game, names, rows)
-        if on_game:
-            on_game(Progress(len(rows), total, table, {**result, "sides": row.sides,
-                                                            "scores": row.scores}))
-        stopped = _sprt_decision(sprt, names, rows)
-        if stopped:
-            break
+        tasks = [task for task in tasks if done[task["index"]] is None] if play else []
+    with _holding(out_dir) if out_dir and play else nullcontext():
+        for task, result in execute(tasks, jobs, ray_address):
+            row = _store_row(game, task, result, out_dir)
+            rows.append(row)
+            table = standings(game, names, rows)
+            if on_game:
+                on_game(Progress(len(rows), total, table, {**result, "sides": row.sides,
+                                                           "scores": row.scores}))
+            stopped = _sprt_decision(sprt, names, rows)
+            if stopped:
+                break
     rows.sort(key=lambda r: r.idx)
     return MatchOutcome(rows, standings(game, names, rows), stopped)
+
+
+LOCK = ".match-lock"
+
+
+@contextmanager
+def _holding(out_dir: str):
+    """Hold ``out_dir`` while a match writes to it; refuse if a live match holds it.
+
+    The lock file names the holder's process; one left by a process that no
+    longer runs (killed) is taken over.
+    """
+    path = os.path.join(out_dir, LOCK)
+    try:
+        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        holder = _lock_holder(path)
+        if holder is not None and _running(holder):
+            raise BoardlabError(f"{out_dir} is being written by another match (process "
+                                f"{holder}); wait for it to end, or give another --out "
+                                f"(--report reads the records so far)") from None
+        os.remove(path)
+        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    with os.fdopen(handle, "w") as lock:
+        lock.write(str(os.getpid()))
+    try:
+        yield
+    finally:
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+
+
+def _lock_holder(path: str) -> int | None:
+    try:
+        with open(path, encoding="utf-8") as lock:
+            return int(lock.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (this one included)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _stored_result(task: dict, out_dir: str) -> dict | None:
