@@ -5,6 +5,8 @@
 #   scripts/strength.sh NAME [...]    play the named runs (records and summary in
 #                                     strength-runs/NAME/, NAME.txt); JOBS=2 by default;
 #                                     a run whose folder exists is resumed
+#   scripts/strength.sh report NAME   the summary of a run's records so far (plays nothing;
+#                                     fine while the run is playing)
 #
 # Each run takes from ten minutes to a few hours on two cores; none is part of the tests.
 set -euo pipefail
@@ -32,6 +34,8 @@ if [ $# -eq 0 ] || [ "$1" = list ]; then
   done
   exit 0
 fi
+mode=play
+if [ "$1" = report ]; then mode=report; shift; fi
 for name in "$@"; do
   if [ -z "${RUNS[$name]:-}" ]; then
     echo "unknown run '$name' (scripts/strength.sh list shows them)" >&2
@@ -42,6 +46,11 @@ bash scripts/setup-env.sh
 mkdir -p "$OUT"
 for name in "$@"; do
   IFS='|' read -r spec a b seed <<<"${RUNS[$name]}"
+  if [ "$mode" = report ]; then
+    .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --seed "$seed" \
+      --out "$OUT/$name" --report
+    continue
+  fi
   resume=()
   if [ -d "$OUT/$name" ]; then resume=(--resume); fi     # an interrupted run goes on
   echo "== $name: $spec, $a against $b, $GAMES games ${resume[*]}" >&2
