@@ -168,7 +168,8 @@ def _holding(out_dir: str):
         if holder is not None and _running(holder):
             raise BoardlabError(f"{out_dir} is being written by another match (process "
                                 f"{holder}); wait for it to end, or give another --out "
-                                f"(--report reads the records so far)") from None
+                                f"(--report reads the records so far; if no match is "
+                                f"running, delete {path})") from None
         os.remove(path)
         handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     with os.fdopen(handle, "w") as lock:
