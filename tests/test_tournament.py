@@ -380,6 +380,10 @@ def test_a_report_counts_the_records_and_plays_nothing(tmp_path, capsys):
     full = capsys.readouterr().out.splitlines()[-2]
     assert main(args + ["--report"]) == 0
     assert capsys.readouterr().out.splitlines()[-2] == full           # the same summary
+    kept = {f.name: f.read_bytes() for f in out.iterdir()}
+    assert main(args) == 2                                 # a new match would overwrite them
+    assert "already holds the records" in capsys.readouterr().err
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == kept
     for name in ("game-0002.json", "game-0005.json"):
         (out / name).unlink()
     assert main(args + ["--report"]) == 0

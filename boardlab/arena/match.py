@@ -129,6 +129,9 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
         raise BoardlabError(f"no records to report: {out_dir} is not a folder")
     if out_dir and play:
         os.makedirs(out_dir, exist_ok=True)
+        if not resume and any(name.startswith("game-") for name in os.listdir(out_dir)):
+            raise BoardlabError(f"{out_dir} already holds the records of a match: --resume "
+                                f"goes on with it, --report sums it up; or give another --out")
     rows, stopped, total = [], "", len(tasks)
     if resume or not play:
         done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
