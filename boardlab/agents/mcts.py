@@ -174,8 +174,8 @@ class MCTS(Agent):
         root = self._root(view)
         deadline = time.perf_counter() + budget["time"] if budget.get("time") else None
         limit = budget.get("iterations") or 0
-        sampler = Sampler(base, view, self.rng, self.options["worlds"]) if self.resample \
-            else None
+        sampler = Sampler(base, view, self.rng, self.options.get("worlds", 0)) \
+            if self.resample else None
         done, start = 0, time.perf_counter()
         while True:
             state = sampler.sample() if self.resample and done else base.clone()

@@ -123,15 +123,7 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
         raise BoardlabError("an SPRT needs a game with two sides")
     schedule = schedule_of({**config, "rounds": -(-games // len(names))})[:games]
     tasks = [game_task(config, game, g, {"match_game": g.index + 1}) for g in schedule]
-    if (resume or not play) and not out_dir:
-        raise BoardlabError("resuming a match needs the folder of its records (--out)")
-    if not play and not os.path.isdir(out_dir):
-        raise BoardlabError(f"no records to report: {out_dir} is not a folder")
-    if out_dir and play:
-        os.makedirs(out_dir, exist_ok=True)
-        if not resume and any(name.startswith("game-") for name in os.listdir(out_dir)):
-            raise BoardlabError(f"{out_dir} already holds the records of a match: --resume "
-                                f"goes on with it, --report sums it up; or give another --out")
+    _check_folder(out_dir, resume, play)
     rows, stopped, total = [], "", len(tasks)
     if resume or not play:
         done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
@@ -151,6 +143,24 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
                 break
     rows.sort(key=lambda r: r.idx)
     return MatchOutcome(rows, standings(game, names, rows), stopped)
+
+
+def _check_folder(out_dir: str | None, resume: bool, play: bool) -> None:
+    """Make ``out_dir`` for a match that plays; refuse a folder that does not fit.
+
+    A resume or a report needs the folder; a new match never writes over the
+    records of another one.
+    """
+    if (resume or not play) and not out_dir:
+        raise BoardlabError("resuming a match needs the folder of its records (--out)")
+    if not play and not os.path.isdir(out_dir):
+        raise BoardlabError(f"no records to report: {out_dir} is not a folder")
+    if not out_dir or not play:
+        return
+    os.makedirs(out_dir, exist_ok=True)
+    if not resume and any(name.startswith("game-") for name in os.listdir(out_dir)):
+        raise BoardlabError(f"{out_dir} already holds the records of a match: --resume "
+                            f"goes on with it, --report sums it up; or give another --out")
 
 
 LOCK = ".match-lock"
@@ -200,8 +210,8 @@ def _running(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:         # alive, but another user's
+        pass
     return True
 
 
