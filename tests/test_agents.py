@@ -468,6 +468,25 @@ def test_ctor_determinization_samples_the_other_teams_secret_squares():
     assert len({tuple(squares) for squares in drawn}) > 1
 
 
+@isolated(timeout=60)
+def test_ctor_set_up_secret_squares_of_the_other_team_are_sampled_not_read():
+    """A game made with both teams' squares (``secrets=``) has no picks in its
+    history; the searcher's copy of the game must still not reveal the other team's."""
+    game = boardlab.make("ctor(size=8,secret_squares=true,secrets=1,2,3,4,5/36,37,38,39,40)")
+    real = game.new_initial_state()
+    for text in ("put 18", "put 38", "put 57", "put 9", "put 35", "move 9>16"):
+        real.play(text)
+    view = real.view(0)
+    assert view["revealed_secret_squares"] == {"black": [], "white": []}
+    drawn = set()
+    for seed in range(8):
+        state = state_from_view(game, view, random.Random(seed))
+        assert state.secret_squares(0) == [1, 2, 3, 4, 5]
+        assert state.view(0) == view and 18 not in state.secret_squares(1)
+        drawn.add(tuple(state.secret_squares(1)))
+    assert len(drawn) > 1 and (36, 37, 38, 39, 40) not in drawn
+
+
 def simultaneous_sub_round(first_commit=None):
     """A regular turn of black's two members (2v2, simultaneous), black-1 maybe committed."""
     rows = ["B......."] + ["........"] * 6 + [".......W"]
@@ -589,6 +608,58 @@ def test_the_budget_argument_overrides_the_options():
     assert agent.iterations_done == 7
 
 
+def test_a_level_with_its_own_time_or_iterations_is_refused():
+    game = boardlab.make("carteso(size=5)")
+    for spec, named in (("mcts(level=1,time=5)", "time"),
+                        ("ismcts(level=4,iterations=9)", "iterations")):
+        with pytest.raises(OptionError) as info:
+            make_agent(spec, game, 0)
+        assert "'level'" in str(info.value) and named in str(info.value)
+
+
+@pytest.mark.parametrize("spec, budget, limits", [
+    ("mcts", {"time": 5}, (5, 0)),                   # a runner's time lifts the default cap
+    ("mcts(iterations=50)", {"time": 5}, (5, 50)),   # ... not one the spec asked for
+    ("mcts(level=1)", {"time": 5}, (5, 50)),         # ... nor the level's
+    ("mcts(time=1)", {"iterations": 7}, (1, 7)),
+    ("mcts", {"iterations": 0}, (0, 1000)),          # zeros are no limit: the options hold
+    ("mcts(time=2)", {"time": 0, "iterations": 0}, (2, 0)),
+    ("mcts", None, (0, 1000))])
+def test_a_moves_limits_are_the_budget_over_the_options(spec, budget, limits):
+    agent = make_agent(spec, boardlab.make("carteso(size=5)"), 0)
+    assert agent._limits(budget) == limits
+
+
+@isolated(timeout=60)
+def test_a_budget_without_limits_still_ends_the_search():
+    game = boardlab.make("rumbo(size=4)")
+    state = game.new_initial_state()
+    agent = make_agent("mcts(iterations=40,early_stop=false)", game, 0, seed=1)
+    for budget in ({"iterations": 0}, {"time": 0}, {}):
+        assert agent.act(state.view(0), budget) in state.legal_actions()
+        assert agent.iterations_done == 40
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("mcts(seed=3)", ("agent 'mcts'", "'seed'", "runner")),
+    ("greedy(game=carteso)", ("agent 'greedy'", "'game'")),
+    ("greedy(time=1)", ("agent 'greedy'", "unknown option 'time'", "takes no options")),
+    ("mcts(time=abc)", ("agent 'mcts'", "option 'time'", "'abc'")),
+    ("ismcts(worlds=many)", ("agent 'ismcts'", "option 'worlds'"))])
+def test_bad_agent_specs_say_which_agent_and_what(spec, words):
+    with pytest.raises(OptionError) as info:
+        make_agent(spec, boardlab.make("carteso(size=5)"), 0)
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+    assert str(info.value).count("agent '") == 1
+
+
+def test_ismcts_samples_worlds_only_where_something_is_hidden():
+    assert not make_agent("ismcts", boardlab.make("carteso(size=5)"), 0).resample
+    assert make_agent("ismcts", boardlab.make("cartagena"), 0).resample
+    assert make_agent("ismcts", boardlab.make("ctor(size=8,secret_squares=true)"), 0).resample
+
+
 @isolated(timeout=60)
 def test_the_tree_is_reused_along_the_moves_played():
     game = boardlab.make("carteso(size=3,button=false,komi=0.5)")
@@ -707,6 +778,21 @@ def test_search_proposes_a_komi_and_the_chooser_picks_a_side(agent_spec, spec):
         ["horizontal", "vertical"]
 
 
+@pytest.mark.parametrize("spec", ["carteso(size=5,komi_protocol=bid)",
+                                  "rumbo(size=5,komi_protocol=bid)"])
+@isolated(timeout=60)
+def test_greedy_bids_the_games_own_fair_komi_as_search_does(spec):
+    """One ply of claimed points cannot price a komi (every bid ties at 0), so
+    greedy takes the game's pre-game choice, the same one MCTS makes."""
+    game = boardlab.make(spec)
+    view = game.new_initial_state().view(0)
+    for seed in range(3):
+        mine = make_agent("greedy", game, 0, seed=seed).act(view)
+        assert mine == make_agent("mcts(iterations=20)", game, 0, seed=seed).act(view)
+        assert abs(float(game.new_initial_state().action_to_string(mine)[5:])) <= \
+            game.points / 4
+
+
 def test_a_time_budget_alone_is_not_capped_by_the_default_iterations():
     game = boardlab.make("carteso(size=5)")
     timed = boardlab.agents.make_agent("mcts(time=1)", game, 0)
@@ -724,7 +810,7 @@ def test_a_time_budget_alone_is_not_capped_by_the_default_iterations():
 
 def _root_with(stats):
     from boardlab.agents.mcts import Node
-    root = Node(0)
+    root = Node()
     root.stats = {a: list(entry) for a, entry in stats.items()}
     return root
 

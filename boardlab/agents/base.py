@@ -15,6 +15,7 @@ from ..core.game import Game
 from ..core.options import Option, parse_spec, resolve
 
 _AGENTS: dict[str, type["Agent"]] = {}
+RESERVED = frozenset({"game", "seat", "seed"})   # set by whoever makes the agent
 
 
 class Agent:
@@ -27,7 +28,7 @@ class Agent:
     def __init__(self, game: Game, seat: int, seed: int | None = None, **options):
         self.game = game
         self.seat = seat
-        self.options = resolve(self.declared_options, options, self.name)
+        self.options = resolve(self.declared_options, options, f"agent {self.name!r}")
         self.rng = random.Random(seed)
 
     def act(self, view: dict, budget: dict | None = None) -> int:
@@ -55,7 +56,13 @@ def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Age
     if name not in _AGENTS:
         raise UnknownAgentError(f"unknown agent {name!r} (known agents: "
                                f"{', '.join(sorted(_AGENTS))})")
+    reserved = sorted(set(raw) & RESERVED)
+    if reserved:
+        raise OptionError(f"agent {name!r}: {reserved[0]!r} is not an agent option; the "
+                          f"runner sets an agent's game, seat and seed (e.g. --seed)")
     try:
         return _AGENTS[name](game, seat, seed=seed, **raw)
-    except TypeError as error:
+    except OptionError as error:
+        if str(error).startswith(f"agent {name!r}"):
+            raise
         raise OptionError(f"agent {name!r}: {error}") from None

@@ -16,10 +16,11 @@ import math
 import time
 from dataclasses import replace
 
+from ..core.errors import OptionError
 from ..core.options import Option
 from .base import Agent, register_agent
 from .evaluators import EVALUATORS, make_evaluator
-from .search_state import Sampler, state_from_view
+from .search_state import Sampler, pregame_hint, state_from_view
 
 LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
           3: dict(time=0.3, iterations=0), 4: dict(time=1.0, iterations=0),
@@ -29,13 +30,11 @@ LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
 class Node:
     """Statistics of one tree node; ``stats[a] = [visits, value, available]``."""
 
-    __slots__ = ("mover", "children", "stats", "visits")
+    __slots__ = ("children", "stats")
 
-    def __init__(self, mover):
-        self.mover = mover
+    def __init__(self):
         self.children: dict[int, Node] = {}
         self.stats: dict[int, list] = {}
-        self.visits = 0
 
     def select(self, legal, c, rng):
         """An untried legal action, else the best by UCB among the legal ones."""
@@ -86,11 +85,11 @@ def settled(root, legal, left) -> bool:
     return len(means) == 1 and abs(abs(means.pop()) - 1.0) < 1e-9
 
 
-def _info_node(node, seat, key):
-    """``node`` as seen by ``seat`` holding private information ``key``."""
+def _info_node(node, key):
+    """``node`` as seen by its mover holding private information ``key``."""
     child = node.children.get(("info", key))
     if child is None:
-        child = node.children[("info", key)] = Node(seat)
+        child = node.children[("info", key)] = Node()
     return child
 
 
@@ -105,7 +104,7 @@ def _child(node, state, action, mover):
         return child
     text = state.action_to_string(action)
     state.apply(action, seat=mover)
-    child = node.children[action] = node.children[("text", text)] = Node(_mover(state))
+    child = node.children[action] = node.children[("text", text)] = Node()
     return child
 
 
@@ -148,12 +147,8 @@ class MCTS(Agent):
         super().__init__(game, seat, seed=seed, **options)
         self.evaluator = evaluator or make_evaluator(self.options["evaluator"],
                                                      self.options["rollout_turns"])
-        if self.options["level"]:
-            self.options.update(LEVELS[self.options["level"]])
-        elif self.options["time"] and "iterations" not in options:
-            self.options["iterations"] = 0       # mcts(time=1) means one second, uncapped
-        if not self.options["time"] and not self.options["iterations"]:
-            self.options["iterations"] = 1000
+        self._set_limits(set(options))
+        self.resample = self.resample and not game.perfect_information
         self.split = self.resample and self.options.get("opponents", "") == "informed" and \
             hasattr(game.new_initial_state(seed=0), "private_key")
         self.root, self.root_history = None, None
@@ -161,19 +156,17 @@ class MCTS(Agent):
 
     # The move ------------------------------------------------------------------------
     def act(self, view: dict, budget: dict | None = None) -> int:
+        called = time.perf_counter()
         legal = view["legal_actions"]
         if len(legal) == 1:
             return legal[0]
         base = state_from_view(self.game, view, self.rng)
-        hint = getattr(base, "pregame_action", None)
-        if hint is not None:
-            action = hint(self.rng.randrange(2**31))
-            if action is not None:
-                return action
-        budget = {**{k: self.options[k] for k in ("time", "iterations")}, **(budget or {})}
+        action = pregame_hint(base, self.rng)
+        if action is not None:
+            return action
+        seconds, limit = self._limits(budget)
+        deadline = called + seconds if seconds else None
         root = self._root(view)
-        deadline = time.perf_counter() + budget["time"] if budget.get("time") else None
-        limit = budget.get("iterations") or 0
         sampler = Sampler(base, view, self.rng, self.options.get("worlds", 0)) \
             if self.resample else None
         done, start = 0, time.perf_counter()
@@ -193,6 +186,36 @@ class MCTS(Agent):
         return max(stats, key=lambda a: (stats[a][0], stats[a][1])) if stats else \
             self.rng.choice(legal)
 
+    # Budgets -------------------------------------------------------------------------
+    def _set_limits(self, given):
+        """Resolve ``level``, and ``time`` without ``iterations`` (uncapped), at creation."""
+        if self.options["level"]:
+            clash = sorted(given & {"time", "iterations"})
+            if clash:
+                raise OptionError(f"agent {self.name!r}: 'level' sets the time and the "
+                                  f"iterations itself; give level or {' and '.join(clash)}, "
+                                  f"not both")
+            self.options.update(LEVELS[self.options["level"]])
+        elif self.options["time"] and "iterations" not in given:
+            self.options["iterations"] = 0       # mcts(time=1) means one second, uncapped
+        self.capped = bool(self.options["level"]) or "iterations" in given
+        if not self.options["time"] and not self.options["iterations"]:
+            self.options["iterations"] = 1000
+
+    def _limits(self, budget):
+        """This move's (seconds, simulations): the caller's budget over the options.
+
+        Zeros in ``budget`` are ignored, so some limit always holds. A budget's
+        time lifts the default cap of 1000 simulations (a runner's ``--move-time``
+        means that time), but not a cap the spec or the level asked for.
+        """
+        limits = {k: self.options[k] for k in ("time", "iterations")}
+        given = {k: v for k, v in (budget or {}).items() if k in limits and v}
+        if "time" in given and not self.capped:
+            limits["iterations"] = 0
+        limits.update(given)
+        return limits["time"], limits["iterations"]
+
     def _root(self, view):
         history = view["history"]
         node = None
@@ -202,7 +225,7 @@ class MCTS(Agent):
             for text in history[len(self.root_history):]:
                 node = node.children.get(("text", text)) if node else None
         if node is None:
-            node = Node(self.seat)
+            node = Node()
         self.root, self.root_history = node, list(history)
         return node
 
@@ -217,7 +240,7 @@ class MCTS(Agent):
             if node is root and self.seat in state.acting_seats():
                 mover = self.seat                # several act at once: search for itself
             if self.split and mover != self.seat:
-                node = _info_node(node, mover, state.private_key(mover))
+                node = _info_node(node, state.private_key(mover))
             legal = state.legal_actions_for(mover)
             for action in legal:
                 if action in node.stats:
@@ -236,7 +259,6 @@ class MCTS(Agent):
             entry = node.stats[action]
             entry[0] += 1
             entry[1] += returns[mover]
-            node.visits += 1
 
 
 @register_agent

@@ -26,6 +26,12 @@ def state_from_view(game: Game, view: dict, rng: random.Random) -> State:
     return state
 
 
+def pregame_hint(state: State, rng: random.Random) -> int | None:
+    """The game's own choice in a pre-game phase it knows how to play (a komi bid), else None."""
+    hint = getattr(state, "pregame_action", None)
+    return hint(rng.randrange(2**31)) if hint is not None else None
+
+
 class Sampler:
     """Further states consistent with one view, each as cheap as it can be.
 

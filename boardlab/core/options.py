@@ -108,8 +108,8 @@ def resolve(declared: tuple[Option, ...], given: dict, game: str) -> dict:
     by_name = {o.name: o for o in declared}
     unknown = [k for k in given if k not in by_name]
     if unknown:
-        raise OptionError(f"{game}: unknown option {unknown[0]!r} "
-                          f"(options: {', '.join(by_name)})")
+        known = f"options: {', '.join(by_name)}" if by_name else "it takes no options"
+        raise OptionError(f"{game}: unknown option {unknown[0]!r} ({known})")
     values = {k: by_name[k].convert(v) for k, v in given.items()}
     for option in declared:
         if option.name not in values and not callable(option.default):

@@ -210,16 +210,18 @@ class Ctor(Game):
         """
         history = [t for t in view["history"] if not t.endswith(":?")]
         hidden = [i for i, t in enumerate(history) if t == "secret ?"]
-        if not hidden:
+        if not hidden and self.secrets is None:
             return self._replay(history)
         other = 1 - self.team_of(view["seat"])
         revealed = view["revealed_secret_squares"][self.colours[other]]
         cleared = self._cleared_squares(history, hidden, revealed, 1 - other)
         rng = np.random.default_rng(seed)
         allowed = [q for q in range(1, self.P + 1) if q not in cleared and q not in revealed]
-        drawn = [int(q) for q in rng.choice(allowed, size=len(hidden) - len(revealed),
-                                            replace=False)]
+        count = len(hidden) if hidden else len(self.secrets[other])
+        drawn = [int(q) for q in rng.choice(allowed, size=count - len(revealed), replace=False)]
         squares = list(revealed) + drawn
+        if not hidden:                 # set up with both teams' squares: the other's are sampled
+            return self._replay(history, {other: squares})
         rng.shuffle(squares)
         for i, square in zip(hidden, squares):
             history[i] = f"secret {square}"
@@ -253,8 +255,13 @@ class Ctor(Game):
             state.play(text)
         return cleared
 
-    def _replay(self, texts) -> "CtorState":
+    def _replay(self, texts, secrets=None) -> "CtorState":
+        """The state after ``texts``; ``secrets`` ({team: squares}) replaces set-up squares."""
         state = self.new_initial_state()
+        for team, squares in (secrets or {}).items():
+            marks = state._arr(K.A_SECRET + team)
+            marks[:] = 0
+            marks[[q - 1 for q in squares]] = 1
         for text in texts:
             state.play(text)
         return state
