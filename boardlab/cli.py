@@ -14,7 +14,7 @@ import sys
 
 from . import agents as agent_registry
 from .core.errors import BoardlabError
-from .core.options import parse_spec
+from .core.options import parse_spec, split_specs
 from .core.record import load, replay_moves
 from .core.registry import games, make
 
@@ -101,7 +101,7 @@ def cmd_play(args, extra) -> int:
     name, raw = parse_spec(args.game)
     raw.update(_options_from_args(extra))
     game = make(name, **raw)
-    vs = [v for v in (args.vs or "").split(",") if v]
+    vs = split_specs(args.vs or "")
     human_seats = [args.seat] if args.seat is not None else None
     if vs and human_seats is None:
         human_seats = list(range(game.num_seats - len(vs)))
@@ -372,7 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "--komi 7.5 --button off); 'boardlab games' lists each game's "
                           "options. Example: boardlab play carteso --size 9 --vs random")
     play.add_argument("game", help="game name or spec, e.g. carteso or 'carteso(size=9)'")
-    play.add_argument("--vs", help="agent(s) for the other seat(s), comma-separated, e.g. random")
+    play.add_argument("--vs", help="agent(s) for the other seat(s), comma-separated, "
+                      "e.g. random or 'mcts(time=1,c=1.4),greedy'")
     play.add_argument("--seat", type=int, help="your seat number when playing agents "
                       "(default 0: you move first)")
     play.add_argument("--seed", type=int, help="seed for the agents and any chance")

@@ -78,6 +78,14 @@ def test_undo_against_the_ai_takes_back_the_reply(tmp_path):
     assert "took back 2 move(s)" in out and "game left unfinished" in out
 
 
+def test_vs_takes_agent_specs_with_several_options():
+    code, out, err = run("play", "cartagena", "--players", "3", "--vs",
+                         "mcts(iterations=5,c=1.2),greedy", "--seat", "0", "--seed", "2",
+                         "--no-save", "--no-colour", stdin="quit\n")
+    assert code == 0, err
+    assert "greedy (red) plays" in out and "game left unfinished" in out
+
+
 def test_end_of_input_leaves_cleanly():
     code, out, err = run("play", "carteso", "--size", "3", "--no-save", stdin="")
     assert code == 0 and "game left unfinished" in out

@@ -147,6 +147,22 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name, raw
 
 
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs, split only outside parentheses; empty parts are dropped.
+
+    >>> split_specs("random,mcts(time=1,c=2), greedy")
+    ['random', 'mcts(time=1,c=2)', 'greedy']
+    """
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
 def option_value(option, value):
     """``value`` converted as the option would; None when it is not valid."""
     try:
