@@ -255,7 +255,6 @@ def cmd_tournament(args) -> int:
     from .arena.tournament import Tournament, ratings_kind, tournament_config
 
     _check_runner_args(args)
-    store = Store(args.db)
     if args.resume:
         given = [flag for flag, value in (("a game", args.spec), ("agents", args.agents),
                                           ("--format", args.format), ("--rounds", args.rounds),
@@ -267,6 +266,7 @@ def cmd_tournament(args) -> int:
         if given:
             raise BoardlabError(f"--resume takes the whole configuration from the database: "
                                 f"do not give {', '.join(given)}")
+        store = Store(args.db, create=False)          # checked first: bad input makes no file
         tournament = Tournament.resume(store, args.resume)
     else:
         if not args.spec or len(args.agents) < 2:
@@ -277,6 +277,7 @@ def cmd_tournament(args) -> int:
                                    _time_control(args), args.max_actions)
         name = args.name or f"{make(args.spec).name}-{args.format or 'round-robin'}-" \
             f"{datetime.now():%Y%m%d-%H%M%S}"
+        store = Store(args.db)
         tournament = Tournament(store, name, config)
     game, name = tournament.game, tournament.name
     sides, kind = len(sides_of(game)), ratings_kind(game)
@@ -495,12 +496,12 @@ def main(argv=None) -> int:
     try:
         if args.command == "play":
             return cmd_play(args, extra)
+        if args.command in ("match", "tournament", "duel", "komi"):
+            _interrupt_on_termination()      # SIGTERM ends a long run like Ctrl-C
         if args.command == "komi":
             return cmd_komi(args, extra)
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
-        if args.command in ("match", "tournament", "duel", "komi"):
-            _interrupt_on_termination()
         handler = {"games": cmd_games, "agents": cmd_agents, "replay": cmd_replay,
                    "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel,
                    "match": cmd_match, "tournament": cmd_tournament,

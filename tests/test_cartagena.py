@@ -1378,3 +1378,10 @@ def test_a_redeal_samples_the_unseen_cards_like_a_new_determinization():
         redealt[opponent_hand(sample)] += 1
     distance = sum(abs(fresh[h] - redealt[h]) for h in fresh | redealt) / 2 / 3000
     assert len(fresh) > 5 and distance < 0.06, (distance, fresh, redealt)
+
+
+def test_a_seed_beyond_64_bits_is_refused_clearly():
+    game = boardlab.make("cartagena")
+    with pytest.raises(boardlab.OptionError, match="64 bits"):
+        game.new_initial_state(seed=2**64)
+    assert game.new_initial_state(seed=2**63 - 1).view(None)["pile_size"] > 0

@@ -94,6 +94,11 @@ def _record(**changes):
     (_record(game="rumbo"), "says game"),
     (_record(options={"size": 4}), "options do not match"),
     (_record(result={"returns": [1.0, -1.0]}), "result does not match"),
+    (_record(result="x"), "'result' must be an object"),
+    (_record(result=[1]), "'result' must be an object"),
+    (_record(meta=7), "'meta' must be an object"),
+    (_record(seed=2**64), "integer of 64 bits"),
+    (_record(seed=True), "integer of 64 bits"),
 ])
 def test_bad_records_are_rejected(text, message):
     with pytest.raises(boardlab.RecordError, match=message):

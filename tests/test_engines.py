@@ -162,6 +162,53 @@ def test_an_engine_that_exits_after_starting_forfeits_as_a_crash(tmp_path):
         result.forfeit["reason"]
 
 
+def test_an_engine_that_exits_while_its_child_holds_the_output_forfeits_at_once(tmp_path):
+    """The orphan keeps the pipe open, so no end of output comes: the runner must
+    notice the exit itself, and stopping the reader must not wait for the orphan."""
+    pidfile = tmp_path / "orphan.pid"
+    started = time.monotonic()
+    try:
+        result = run_game("carteso(size=4)", [f"engine(cmd={BAD} orphan {pidfile})", "random"],
+                          seed=2, time_control=TimeControl(move=5))
+        assert result.forfeit["kind"] == "crash", result.forfeit
+        assert "exited with code 3" in result.forfeit["reason"]
+        assert time.monotonic() - started < 4
+    finally:
+        if pidfile.exists():
+            os.kill(int(pidfile.read_text()), 9)
+    assert not _engine_children()
+
+
+@pytest.mark.parametrize("line, overflows", [("info thinking", False), ("x", True)])
+def test_unread_output_is_capped(monkeypatch, line, overflows):
+    """10 MB written in one go: at most MAX_BUFFER bytes are kept; beyond it ``info``
+    lines are dropped and any other line makes the engine forfeit as ``garbage``."""
+    from boardlab.agents import external
+    monkeypatch.setattr(external, "MAX_BUFFER", 64 * 1024)
+    count = 10_000_000 // (len(line) + 1)
+    process = external.EngineProcess([sys.executable, "-c",
+                                      f"import sys; sys.stdout.write({line + chr(10)!r} * "
+                                      f"{count})"])
+    try:
+        deadline = time.monotonic() + 20
+        while process.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert process.proc.poll() == 0 and process.buffered <= 64 * 1024
+        taken, failure = 0, None
+        try:
+            while process._take(1.0) is not None:
+                taken += 1
+        except EngineFailure as error:
+            failure = error
+        assert taken * (len(line) + 1) <= 64 * 1024
+        assert (failure is not None) == overflows
+        if overflows:
+            assert failure.kind == "garbage" and "bytes of output" in failure.detail
+    finally:
+        process.kill()
+
+
 def test_game_clock_is_enforced_for_engines(tmp_path):
     slow = tmp_path / "slow.py"
     slow.write_text(Path(ROOT / "examples/engines/random_engine.py").read_text().replace(

@@ -351,3 +351,16 @@ def test_a_clean_sweep_takes_its_elo_interval_from_the_score_interval():
     elo, low, high = match_elo_bounded(0, 0, 50, *wilson_interval(0, 50))
     assert elo == low == -math.inf and -600 < high < -300
     assert match_elo_bounded(60, 20, 20, 0.0, 1.0) == match_elo(60, 20, 20)  # else unchanged
+
+
+@pytest.mark.parametrize("wins, draws, losses", [(0, 10, 0), (9, 0, 1), (1, 0, 9), (9, 1, 0)])
+def test_degenerate_trinomial_intervals_fall_back_to_the_score_interval(wins, draws, losses):
+    """All draws (variance 0) or a near sweep (a bound past a score of 0 or 1): the
+    Elo interval is finite, has width, and contains the estimate."""
+    from boardlab.arena.match import wilson_interval
+    from boardlab.arena.ratings import match_elo_bounded
+    games = wins + draws + losses
+    elo, low, high = match_elo_bounded(wins, draws, losses,
+                                       *wilson_interval(wins + draws / 2, games))
+    assert -math.inf < low < elo < high < math.inf
+    assert f"{elo:+.0f}" != "-0"

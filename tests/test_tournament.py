@@ -413,3 +413,13 @@ def test_a_folder_being_written_by_a_live_match_is_refused(tmp_path, capsys):
     lock.write_text(gone)                                  # a killed match left it
     assert main(args) == 0
     assert sorted(f.name for f in out.iterdir()) == ["game-0001.json", "game-0002.json"]
+
+
+@pytest.mark.parametrize("argv", [["carteso", "random", "nosuchagent"], [],
+                                  ["--resume", "nothing-here"],
+                                  ["carteso(size=99)", "random", "random"]])
+def test_bad_tournament_input_creates_no_database(tmp_path, capsys, argv):
+    db = tmp_path / "t.db"
+    assert main(["tournament", *argv, "--db", str(db)]) == 2
+    assert "error" in capsys.readouterr().err
+    assert not db.exists()

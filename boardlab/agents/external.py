@@ -13,6 +13,7 @@ import atexit
 import json
 import os
 import queue
+import select
 import shlex
 import shutil
 import signal
@@ -27,6 +28,9 @@ from .search_state import state_from_view
 
 PROTOCOL = 1
 MAX_LINE = 64 * 1024
+MAX_BUFFER = 4 * 1024 * 1024   # bytes of output an engine may leave unread
+POLL = 0.05                    # seconds between the pipe threads' checks for a kill
+OVERFLOW = b"\0overflow"       # queued once MAX_BUFFER is passed (never a real line)
 _LIVE: set["EngineProcess"] = set()
 
 
@@ -51,7 +55,11 @@ class EngineProcess:
     """A child process in its own process group, talked to through two pipe threads.
 
     Writing never blocks the runner (an engine that stops reading cannot stall
-    it), and reading waits for at most a deadline.
+    it), and reading waits for at most a deadline. Both threads poll their pipe
+    instead of blocking in it, so :meth:`kill` can always stop them, even when a
+    child the engine left behind holds the pipes open. Unread output is kept up
+    to ``MAX_BUFFER`` bytes: past that, ``info`` lines are dropped and any other
+    line makes the engine forfeit (``garbage``).
     """
 
     def __init__(self, argv: list[str], log_path: str | None = None):
@@ -69,30 +77,79 @@ class EngineProcess:
         self.closed = threading.Event()
         self.lines: queue.Queue = queue.Queue()
         self.outbox: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._write, daemon=True).start()
+        self.buffered, self.overflow, self.count_lock = 0, False, threading.Lock()
+        self.threads = [threading.Thread(target=self._read, daemon=True),
+                        threading.Thread(target=self._write, daemon=True)]
+        for thread in self.threads:
+            thread.start()
 
     def _read(self) -> None:
-        """Reader thread: complete lines (or None at end of output) into ``lines``."""
-        stream = self.proc.stdout
+        """Reader thread: the output cut into lines (or None at its end) into ``lines``."""
+        fd, rest = self.proc.stdout.fileno(), b""
         try:
             while not self.closed.is_set():
-                raw = stream.readline(MAX_LINE + 1)
-                if not raw:
+                if not select.select([fd], [], [], POLL)[0]:
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
                     break
-                if self.lines.qsize() < 10_000:          # a flood is dropped, not hoarded
-                    self.lines.put(raw)
+                rest = self._queue_lines(rest + chunk)
         except (OSError, ValueError):
             pass
+        if rest:
+            self._put(rest)
         self.lines.put(None)
+
+    def _queue_lines(self, data: bytes) -> bytes:
+        """Queue the complete lines of ``data`` (one longer than MAX_LINE is cut, and
+        :meth:`receive` rejects it); return the unfinished rest."""
+        while True:
+            cut = data.find(b"\n", 0, MAX_LINE + 1)
+            if cut < 0:
+                if len(data) <= MAX_LINE:
+                    return data
+                cut = MAX_LINE
+            self._put(data[:cut + 1])
+            data = data[cut + 1:]
+
+    def _put(self, raw: bytes) -> None:
+        with self.count_lock:
+            if self.overflow:
+                return
+            if self.buffered + len(raw) > MAX_BUFFER:
+                if raw.startswith(b"info"):
+                    return                               # optional chatter: dropped
+                self.overflow = True
+                raw = OVERFLOW
+            else:
+                self.buffered += len(raw)
+        self.lines.put(raw)
+
+    def _take(self, timeout: float | None):
+        """The next queued line (None at the end of output); queue.Empty if none comes."""
+        raw = self.lines.get(timeout=timeout) if timeout is not None else \
+            self.lines.get_nowait()
+        if raw is OVERFLOW:
+            raise EngineFailure("garbage", f"more than {MAX_BUFFER} bytes of output were "
+                                f"waiting to be read")
+        if raw is not None:
+            with self.count_lock:
+                self.buffered -= len(raw)
+        return raw
 
     def _write(self) -> None:
         """Writer thread: lines from ``outbox`` to the engine's stdin, until None."""
-        stream = self.proc.stdin
+        fd = self.proc.stdin.fileno()
         try:
+            os.set_blocking(fd, False)
             for line in iter(self.outbox.get, None):
-                stream.write(line)
-                stream.flush()
+                data = memoryview(line)
+                while data and not self.closed.is_set():
+                    if select.select([], [fd], [], POLL)[1]:
+                        try:
+                            data = data[os.write(fd, data):]
+                        except BlockingIOError:
+                            pass
         except (OSError, ValueError):
             pass
 
@@ -106,7 +163,7 @@ class EngineProcess:
         """A line the engine wrote without being asked (checked before ``go``)."""
         while True:
             try:
-                raw = self.lines.get_nowait()
+                raw = self._take(None)
             except queue.Empty:
                 return None
             if raw is None:
@@ -118,15 +175,25 @@ class EngineProcess:
                 return line
 
     def receive(self, deadline: float) -> str:
-        """The next non-empty line before ``deadline`` (time.monotonic)."""
+        """The next non-empty line before ``deadline`` (time.monotonic).
+
+        An engine that has exited and left nothing more to read has crashed,
+        even if a child it left behind keeps its output open.
+        """
+        exited = None
         while True:
             left = deadline - time.monotonic()
+            if left <= 0:
+                raise EngineFailure("timeout", "no answer in time")
             try:
-                if left <= 0:
-                    raise queue.Empty
-                raw = self.lines.get(timeout=left)
+                raw = self._take(min(left, 4 * POLL))
             except queue.Empty:
-                raise EngineFailure("timeout", "no answer in time") from None
+                if self.proc.poll() is None:
+                    continue
+                exited = exited or time.monotonic()
+                if time.monotonic() - exited < 8 * POLL:      # output still in the pipe
+                    continue
+                raw = None
             if raw is None:
                 raise EngineFailure("crash", self._exit_text())
             if len(raw) > MAX_LINE:
@@ -165,11 +232,15 @@ class EngineProcess:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        for thread in self.threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout=10 * POLL)
+        if not any(thread.is_alive() for thread in self.threads):
+            for stream in (self.proc.stdin, self.proc.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
         self._close_log()
         _LIVE.discard(self)
 

@@ -101,18 +101,25 @@ def match_elo(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
 
 def match_elo_bounded(wins: int, draws: int, losses: int,
                       score_low: float, score_high: float) -> tuple[float, float, float]:
-    """:func:`match_elo`, except that a clean sweep (all wins or all losses), whose
-    trinomial interval collapses to one infinite point, takes its interval from
-    the score interval given (e.g. Wilson's), which stays finite on one side.
+    """:func:`match_elo`, except where the trinomial interval breaks down: a bound
+    that reaches a score of 0 or 1 (a sweep or near sweep) or a variance of 0
+    (all wins, all losses, all draws) is taken from the score interval given
+    (e.g. Wilson's), which stays inside (0, 1) where it can.
 
     >>> elo, low, high = match_elo_bounded(200, 0, 0, 0.9812, 1.0)
     >>> elo, round(low), high
     (inf, 687, inf)
     """
     elo, low, high = match_elo(wins, draws, losses)
-    if wins + draws + losses and (wins == 0 or losses == 0) and draws == 0:
-        low, high = _elo_or_inf(score_low), _elo_or_inf(score_high)
-    return elo, low, high
+    if not wins + draws + losses:
+        return elo, low, high
+    n, score, var = _score_stats(wins, draws, losses)
+    margin = Z95 * math.sqrt(var / n)
+    if var == 0 or score - margin <= 0:
+        low = _elo_or_inf(score_low)
+    if var == 0 or score + margin >= 1:
+        high = _elo_or_inf(score_high)
+    return elo + 0.0, low + 0.0, high + 0.0          # + 0.0: no "-0" in print-outs
 
 
 # --- Sequential probability ratio test ---------------------------------------

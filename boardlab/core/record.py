@@ -98,12 +98,19 @@ def check_record(record) -> State:
     if not all(isinstance(m, str) for m in record["moves"]):
         raise RecordError("record field 'moves' must hold strings")
     seed = record.get("seed", 0)
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise RecordError("record field 'seed' must be an integer")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)
+                             or not -2**63 <= seed < 2**63):
+        raise RecordError("record field 'seed' must be an integer of 64 bits")
+    for key in ("result", "meta"):
+        if not isinstance(record.get(key, {}), (dict, type(None))):
+            raise RecordError(f"record field {key!r} must be an object")
     try:
         state = replay_moves(record["spec"], record["moves"], seed)
     except BoardlabError as error:
         raise RecordError(f"record does not replay: {error}") from None
+    except Exception as error:          # whatever else a hand-edited record can provoke
+        raise RecordError(f"record does not replay: {type(error).__name__}: "
+                          f"{str(error)[:200]}") from None
     if "game" in record and record["game"] != state.game.name:
         raise RecordError(f"record says game {record['game']!r} but its spec is "
                           f"{record['spec']!r}")

@@ -261,6 +261,8 @@ class CartagenaState(KernelState):
     def __init__(self, game: Cartagena, seed=None):
         super().__init__(game)
         self.seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)
+        if not -2**63 <= self.seed < 2**63:
+            raise OptionError(f"seed {self.seed} does not fit in 64 bits")
         self.buf = np.zeros(game.layout["size"], dtype=np.int32)
         K.new_game(self.buf, game.cfg, self.seed)
         self._apply_setup(random.Random(self.seed))

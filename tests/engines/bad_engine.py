@@ -10,6 +10,8 @@ first ``go`` and then, depending on MODE:
   silent   never answers the handshake wrong-version  answers "ok 2"
   long     answers with a line of 100 KiB without a newline, then hangs
   late     answers the 3rd go too late (sleeps 3 s)
+  orphan   starts a child in a session of its own that keeps the output open
+           (its pid goes to PIDFILE), then exits with code 3
 """
 import random
 import subprocess
@@ -45,6 +47,12 @@ def misbehave():
         time.sleep(600)
     elif mode == "hang":
         time.sleep(600)
+    elif mode == "orphan":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                 start_new_session=True)
+        with open(pidfile, "w") as handle:
+            handle.write(str(child.pid))
+        sys.exit(3)
 
 
 for line in sys.stdin:
