@@ -28,6 +28,7 @@ from ..core.options import Option, format_spec
 from ..core.registry import register
 from .kernel_state import KernelState
 from . import cartagena_kernel as K
+from .cartagena_knowledge import CardKnowledge
 
 PROFILES = {
     "basic": dict(tokens=4, symbols=4, spaces_per_symbol=4, track_layout="random",
@@ -182,6 +183,14 @@ class Cartagena(Game):
         pile = len(self.deck) if self.deck is not None else len(self.rest)
         self.deck_size = pile + held + len(self.discard)
 
+    def card_totals(self) -> list[int]:
+        """How many cards of each symbol there are in all (pile, hands and discards)."""
+        S = self.options["symbols"]
+        if self.deck is None:
+            return [self.options["cards_per_symbol"]] * S
+        cards = self.deck + [c for h in (self.hands or []) for c in h] + self.discard
+        return [cards.count(s) for s in range(S)]
+
     def _setup_positions(self):
         o = self.options
         self.positions = None
@@ -267,6 +276,24 @@ class CartagenaState(KernelState):
         K.new_game(self.buf, game.cfg, self.seed)
         self._apply_setup(random.Random(self.seed))
         self._out = np.empty(game.num_actions, dtype=np.int32)
+        self.knowledge = self._knowledge_at_deal()     # per seat; None with open hands
+        self.sampled_for: CardKnowledge | None = None  # in a sample: its viewer's knowledge
+
+    def _cloned(self, other) -> None:
+        if self.knowledge is not None:
+            other.knowledge = [k.copy() for k in self.knowledge]
+
+    def _knowledge_at_deal(self) -> list[CardKnowledge] | None:
+        """What each seat knows of the unseen cards at the start (nothing hidden: None)."""
+        if self.game.options["visibility"] == "tortuga":
+            return None
+        face_up = self.pile[:int(self.buf[K.M_ROW_LEFT])]
+        public = self.discard_counts + np.bincount(face_up, minlength=len(self.game.alphabet))
+        totals = np.array(self.game.card_totals())
+        sizes = [int(self.hand(q).sum()) for q in range(self.game.num_seats)]
+        hidden_pile = len(self.pile) - len(face_up)
+        return [CardKnowledge.at_deal(v, totals - public - self.hand(v), sizes, hidden_pile)
+                for v in range(self.game.num_seats)]
 
     # Buffer access --------------------------------------------------------------
     def _part(self, name, length):
@@ -369,7 +396,47 @@ class CartagenaState(KernelState):
         return "no hand limit to discard down to now"
 
     def _apply(self, action: int) -> None:
+        if self.knowledge is None:
+            K.apply(self.buf, self.game.cfg, action)
+            return
+        for event, *args in self._apply_seen(action):
+            for knowledge in self.knowledge:
+                getattr(knowledge, event)(*args)
+
+    def _apply_seen(self, action: int) -> list[tuple]:
+        """Apply ``action``; return the card events it made, for the seats' knowledge."""
+        kind, symbol, _ = self._decode(action)
+        seat = int(self.buf[K.M_TO_MOVE])
+        if kind != "back":
+            K.apply(self.buf, self.game.cfg, action)
+            return [("played", seat, symbol)] if kind in ("play", "discard") else []
+        row_left, pile = int(self.buf[K.M_ROW_LEFT]), self.pile.tolist()
+        discard, held = self.discard_counts.tolist(), int(self.hand(seat).sum())
         K.apply(self.buf, self.game.cfg, action)
+        drawn = int(self.hand(seat).sum()) - held
+        return self._draw_events(seat, drawn, pile, row_left, discard)
+
+    def _draw_events(self, seat, drawn, pile, row_left, discard) -> list[tuple]:
+        """The kernel's draws replayed: ``pile`` and ``row_left`` as they were before."""
+        row, events, top = int(self.game.cfg[K.C_ROW]), [], 0
+        for _ in range(drawn):
+            if top == len(pile):                       # the lazy reshuffle (K-A4)
+                events.append(("reshuffled", discard))
+                start = self.game.layout["pile"]        # the new pile: what was discarded
+                pile, top = self.buf[start:start + sum(discard)].tolist(), 0
+                discard = [0] * len(discard)
+                row_left = min(row, len(pile))
+                if row_left:
+                    events.append(("revealed", pile[:row_left]))
+            events.append(("drew", seat, pile[top], bool(row)))
+            top += 1
+            if row:
+                row_left -= 1
+                if row_left == 0:
+                    row_left = min(row, len(pile) - top)
+                    if row_left:
+                        events.append(("revealed", pile[top:top + row_left]))
+        return events
 
     def _decode(self, action: int):
         S, L = self.game.options["symbols"], self.game.L
@@ -529,7 +596,19 @@ class CartagenaState(KernelState):
             "winners": [names[s] for s in self.winners()], "end_reason": self.end_reason(),
             "history": self.history_text(),
             "legal_actions": self.legal_actions() if seat == mover and not over else [],
+            "card_knowledge": self._knowledge_data(seat),
         }
+
+    def _knowledge_data(self, seat: int | None) -> dict | None:
+        """What ``seat`` knows of the cards it cannot see (see ``cartagena_knowledge``)."""
+        knowledge = None
+        if seat is not None and self.knowledge is not None:
+            knowledge = self.knowledge[seat]
+        elif seat is not None and self.sampled_for is not None and \
+                self.sampled_for.viewer == seat:
+            knowledge = self.sampled_for
+        return knowledge.to_data(self.game.alphabet, self.game.seat_names) if knowledge \
+            else None
 
     def summary(self) -> dict:
         """Everything, hands included (for analysis and replays), but not the pile order."""
@@ -555,72 +634,95 @@ class CartagenaState(KernelState):
         shuffled together, so the result is as likely as a new
         :meth:`Cartagena.determinize` of the same view, only much cheaper.
         """
+        knowledge = self.sampled_for
+        if knowledge is not None and knowledge.viewer == viewer and not knowledge.trivial():
+            self._redeal_known(knowledge, seed)
+            return
         open_hands = self.game.options["visibility"] == "tortuga"
         hidden = np.array([not open_hands and p != viewer for p in range(self.game.num_seats)],
                           dtype=np.int32)
         K.redeal(self.buf, self.game.cfg, hidden, seed)
 
+    def _redeal_known(self, knowledge, seed: int) -> None:
+        """:meth:`redeal` where the viewer knows more than one uniform pool of cards."""
+        hands, hidden = knowledge.deal(random.Random(seed))
+        for p, counts in enumerate(hands):
+            if p != knowledge.viewer:
+                self.hand(p)[:] = counts
+        start = self.game.layout["pile"] + int(self.buf[K.M_TOP] + self.buf[K.M_ROW_LEFT])
+        self.buf[start:start + len(hidden)] = hidden
+        K.seed_rng(self.buf, seed)
+
     @classmethod
     def from_view(cls, game: Cartagena, view: dict, seed: int) -> "CartagenaState":
         """See :meth:`Cartagena.determinize`."""
-        rng = random.Random(seed)
         state = cls(game, seed)
-        names, S, alphabet = game.seat_names, game.options["symbols"], game.alphabet
-        seat = view["seat"]
-        unseen = [game.cfg[K.C_CARDS_PER]] * S if game.deck is None else None
-        total = np.zeros(S, dtype=np.int64)
-        state.occupancy[:] = 0
+        state.knowledge = None                  # a sample for search: nothing is tracked
+        state._public_from_view(view)
+        hands, hidden = state._cards_from_view(view, random.Random(seed))
+        for p, counts in enumerate(hands):
+            state.hand(p)[:] = counts
+        face_up = [game.alphabet.index(c) for c in view["face_up"]]
+        state._part("pile", game.deck_size)[:] = 0          # no trace of a set-up deck
+        state._set_pile(face_up + hidden)
+        state.buf[K.M_ROW_LEFT] = len(face_up)
+        return state
+
+    def _cards_from_view(self, view, rng) -> tuple[list, list[int]]:
+        """Every hand (counts) and the pile below the face-up cards, drawn for ``view``:
+        from the viewer's card knowledge where the view has it, else uniformly."""
+        game, seat = self.game, view["seat"]
+        names, alphabet = game.seat_names, game.alphabet
+        if view.get("card_knowledge") is not None and seat is not None:
+            knowledge = CardKnowledge.from_data(view["card_knowledge"], seat, alphabet, names)
+            hands, hidden = knowledge.deal(rng)
+            hands[seat] = [view["hand"][a] for a in alphabet]
+            self.sampled_for = knowledge
+            return hands, hidden
+        known = {names.index(n): h for n, h in (view.get("hands") or {}).items()}
+        if seat is not None and view.get("hand") is not None:
+            known[seat] = view["hand"]
+        seen = [view["discard"][a] + view["face_up"].count(a) +
+                sum(h[a] for h in known.values()) for a in alphabet]
+        pool = [s for s, n in enumerate(game.card_totals()) for _ in range(max(0, n - seen[s]))]
+        rng.shuffle(pool)
+        hands = []
         for p, name in enumerate(names):
-            mine = state.mine(p)
+            if p in known:
+                hands.append([known[p][a] for a in alphabet])
+                continue
+            hands.append([0] * len(alphabet))
+            for _ in range(view["hand_sizes"][name]):
+                hands[p][pool.pop()] += 1
+        return hands, pool[:max(0, view["pile_size"] - len(view["face_up"]))]
+
+    def _public_from_view(self, view) -> None:
+        """Tokens, track, discards and the turn's counters as the view shows them."""
+        game, names, alphabet = self.game, self.game.seat_names, self.game.alphabet
+        self.occupancy[:] = 0
+        for p, name in enumerate(names):
+            mine = self.mine(p)
             mine[:] = 0
             for x in view["tokens"][name]:
                 mine[x] += 1
-                state.occupancy[x] += 1
-        known = {}
-        if view.get("hands"):
-            known = {names.index(n): h for n, h in view["hands"].items()}
-        if seat is not None and view.get("hand") is not None:
-            known[seat] = view["hand"]
-        state.discard_counts[:] = [view["discard"][a] for a in alphabet]
-        face_up = [alphabet.index(c) for c in view["face_up"]]
-        composition = np.array(unseen, dtype=np.int64) if unseen is not None else \
-            np.bincount(game.deck + [c for h in (game.hands or []) for c in h] + game.discard,
-                        minlength=S)
-        total += state.discard_counts
-        total += np.bincount(face_up, minlength=S).astype(np.int64)
-        for p, hand in known.items():
-            total += [hand[a] for a in alphabet]
-        pool = [s for s in range(S) for _ in range(max(0, int(composition[s] - total[s])))]
-        rng.shuffle(pool)
-        for p, name in enumerate(names):
-            hand = state.hand(p)
-            if p in known:
-                hand[:] = [known[p][a] for a in alphabet]
-                continue
-            hand[:] = 0
-            for _ in range(view["hand_sizes"][name]):
-                hand[pool.pop()] += 1
-        rest = pool[:max(0, view["pile_size"] - len(face_up))]
-        state._part("pile", game.deck_size)[:] = 0          # no trace of a set-up deck
-        state._set_pile(face_up + rest)
-        state.buf[K.M_ROW_LEFT] = len(face_up)
-        state.buf[K.M_TO_MOVE] = names.index(view["to_move"]) if view["to_move"] else 0
-        state.buf[K.M_DONE] = view["actions_done"]
-        state.buf[K.M_TURNS] = view["turn"] - 1
-        state.buf[K.M_DISCARDING] = view["discarding"]
-        state.buf[K.M_PASSES] = _trailing_passes(view["history"])
-        state.track[1:game.L + 1] = [alphabet.index(c) for c in view["track"]]
+                self.occupancy[x] += 1
+        self.discard_counts[:] = [view["discard"][a] for a in alphabet]
+        self.buf[K.M_TO_MOVE] = names.index(view["to_move"]) if view["to_move"] else 0
+        self.buf[K.M_DONE] = view["actions_done"]
+        self.buf[K.M_TURNS] = view["turn"] - 1
+        self.buf[K.M_DISCARDING] = view["discarding"]
+        self.buf[K.M_PASSES] = _trailing_passes(view["history"])
+        self.track[1:game.L + 1] = [alphabet.index(c) for c in view["track"]]
         reasons = {"all tokens home": K.OVER_WIN, "deadlock": K.OVER_DEADLOCK,
                    "turn cap": K.OVER_CAP}
-        state.buf[K.M_OVER] = reasons.get(view["end_reason"], 0)
+        self.buf[K.M_OVER] = reasons.get(view["end_reason"], 0)
         if view["end_reason"] == "all tokens home":
-            state.buf[K.M_WINNER] = names.index(view["winners"][0])
-        state.history = [RESIGN if t == "resign" else state.string_to_action(t)
-                         for t in view["history"]]
-        if state.history and state.history[-1] == RESIGN:
+            self.buf[K.M_WINNER] = names.index(view["winners"][0])
+        self.history = [RESIGN if t == "resign" else self.string_to_action(t)
+                        for t in view["history"]]
+        if self.history and self.history[-1] == RESIGN:
             losers = [p for p, name in enumerate(names) if name not in view["winners"]]
-            state.resigned = losers[0] if losers else None
-        return state
+            self.resigned = losers[0] if losers else None
 
     # Terminal rendering -----------------------------------------------------------
     def render(self, colour: bool = False, seat: int | None = None) -> str:
