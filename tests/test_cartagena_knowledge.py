@@ -156,3 +156,15 @@ def test_knowledge_survives_the_view_as_plain_data():
     assert state.view(None)["card_knowledge"] is None
     open_hands = boardlab.make("cartagena(profile=original,visibility=tortuga)")
     assert open_hands.new_initial_state(seed=1).view(0)["card_knowledge"] is None
+
+
+def test_the_terminal_shows_the_cards_a_seat_knows_another_holds():
+    game = boardlab.make("cartagena(visibility=hispaniola)")
+    state = game.new_initial_state(seed=1)
+    rng = random.Random(1)
+    while not any(state.knowledge[0].known[1]):
+        state.apply(rng.choice(state.legal_actions()))
+    known = " ".join(a for a, n in zip(game.alphabet, state.knowledge[0].known[1])
+                     for _ in range(n))
+    assert f"you know of {known}" in "\n".join(state.status_lines(0))
+    assert "you know of" not in "\n".join(state.status_lines(None))

@@ -757,7 +757,7 @@ class CartagenaState(KernelState):
             cards = view["hands"][name] if view["hands"] else \
                 view["hand"] if seat is not None and name == game.seat_names[seat] else None
             text = " ".join(f"{a}x{n}" for a, n in cards.items() if n) if cards is not None \
-                else f"{view['hand_sizes'][name]} cards"
+                else f"{view['hand_sizes'][name]} cards" + _known_text(view, name)
             lines.append(f"{name:<7} hand: {text or '-'}")
         lines.append(f"draw pile {view['pile_size']}, discards "
                      f"{sum(view['discard'].values())}"
@@ -773,6 +773,13 @@ class CartagenaState(KernelState):
                          + (f" (action {view['actions_done'] + 1} of up to {apt})" if apt > 1
                             else ""))
         return lines
+
+
+def _known_text(view: dict, name: str) -> str:
+    """", you know of H D" for the cards the viewer knows ``name`` holds, else ""."""
+    known = (view.get("card_knowledge") or {}).get("known", {}).get(name, {})
+    cards = " ".join(a for a, n in known.items() for _ in range(n))
+    return f", you know of {cards}" if cards else ""
 
 
 def _trailing_passes(history: list[str]) -> int:
