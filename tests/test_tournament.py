@@ -1,4 +1,5 @@
 """Schedules, tournaments on SQLite and PostgreSQL, resuming after a kill, Ray, the CLI."""
+import fcntl
 import json
 import os
 import shutil
@@ -401,16 +402,16 @@ def test_a_folder_being_written_by_a_live_match_is_refused(tmp_path, capsys):
     out = tmp_path / "records"
     out.mkdir()
     lock = out / ".match-lock"
-    lock.write_text(str(os.getpid()))                      # a live process holds it
+    lock.write_text("4242")
+    holder = open(lock)                                    # a live match holds it
+    fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
     args = ["match", SMALL, "random", "greedy", "--games", "2", "--out", str(out)]
     assert main(args) == 2
-    assert "being written by another match" in capsys.readouterr().err
+    assert "being written by another match (process 4242)" in capsys.readouterr().err
     assert main(args + ["--resume"]) == 2
     assert list(out.iterdir()) == [lock]                   # nothing written
     assert main(args + ["--report"]) == 0                  # reading is fine
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
-    lock.write_text(gone)                                  # a killed match left it
+    holder.close()                                         # a killed match left the file
     assert main(args) == 0
     assert sorted(f.name for f in out.iterdir()) == ["game-0001.json", "game-0002.json"]
 

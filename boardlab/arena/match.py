@@ -8,6 +8,7 @@ two agents and gives game i the seed ``seed + i``.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -125,12 +126,12 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
     tasks = [game_task(config, game, g, {"match_game": g.index + 1}) for g in schedule]
     _check_folder(out_dir, resume, play)
     rows, stopped, total = [], "", len(tasks)
-    if resume or not play:
-        done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
-        rows = [_store_row(game, task, done[task["index"]], None)
-                for task in tasks if done[task["index"]] is not None]
-        tasks = [task for task in tasks if done[task["index"]] is None] if play else []
     with _holding(out_dir) if out_dir and play else nullcontext():
+        if resume or not play:            # read under the hold: no match adds records now
+            done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
+            rows = [_store_row(game, task, done[task["index"]], None)
+                    for task in tasks if done[task["index"]] is not None]
+            tasks = [task for task in tasks if done[task["index"]] is None] if play else []
         for task, result in execute(tasks, jobs, ray_address):
             row = _store_row(game, task, result, out_dir)
             rows.append(row)
@@ -168,51 +169,44 @@ LOCK = ".match-lock"
 
 @contextmanager
 def _holding(out_dir: str):
-    """Hold ``out_dir`` while a match writes to it; refuse if a live match holds it.
+    """Hold ``out_dir`` while a match writes to it; refuse if another match holds it.
 
-    The lock file names the holder's process; one left by a process that no
-    longer runs (killed) is taken over.
+    The hold is an ``flock`` on the lock file, so it ends with its process, even
+    a killed one; the file also names the holder's process for the error.
     """
     path = os.path.join(out_dir, LOCK)
-    try:
-        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        holder = _lock_holder(path)
-        if holder is not None and _running(holder):
-            raise BoardlabError(f"{out_dir} is being written by another match (process "
-                                f"{holder}); wait for it to end, or give another --out "
-                                f"(--report reads the records so far; if no match is "
-                                f"running, delete {path})") from None
-        os.remove(path)
-        handle = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    with os.fdopen(handle, "w") as lock:
-        lock.write(str(os.getpid()))
+    handle = _lock(path, out_dir)
+    os.ftruncate(handle, 0)
+    os.write(handle, str(os.getpid()).encode())
     try:
         yield
     finally:
+        os.remove(path)                 # while still locked: see _lock
+        os.close(handle)
+
+
+def _lock(path: str, out_dir: str) -> int:
+    """An open descriptor of ``path`` holding its exclusive lock.
+
+    A file removed by its last holder between our open and our lock is not the
+    lock any more: then open again.
+    """
+    while True:
+        handle = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
         try:
-            os.remove(path)
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(handle, 32).decode(errors="replace").strip() or "?"
+            os.close(handle)
+            raise BoardlabError(f"{out_dir} is being written by another match (process "
+                                f"{holder}); wait for it to end, or give another --out "
+                                f"(--report reads the records so far)") from None
+        try:
+            if os.fstat(handle).st_ino == os.stat(path).st_ino:
+                return handle
         except FileNotFoundError:
             pass
-
-
-def _lock_holder(path: str) -> int | None:
-    try:
-        with open(path, encoding="utf-8") as lock:
-            return int(lock.read().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def _running(pid: int) -> bool:
-    """Whether a process ``pid`` exists (this one included)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:         # alive, but another user's
-        pass
-    return True
+        os.close(handle)
 
 
 def _stored_result(task: dict, out_dir: str) -> dict | None:
