@@ -151,6 +151,10 @@ def test_missing_program_or_log_folder_is_refused_before_any_game(tmp_path):
         make_agent("engine(cmd=no-such-engine-program)", game, 0)
     with pytest.raises(OptionError, match="does not exist"):
         make_agent(f"engine(cmd={PY_ENGINE},log={tmp_path}/no/dir/x.log)", game, 0)
+    with pytest.raises(OptionError, match="not an executable file"):
+        make_agent(f"engine(cmd={tmp_path})", game, 0)                  # a folder
+    with pytest.raises(OptionError, match="cannot write"):
+        make_agent(f"engine(cmd={PY_ENGINE},log={tmp_path})", game, 0)  # a folder as log
 
 
 def test_an_engine_that_exits_after_starting_forfeits_as_a_crash(tmp_path):

@@ -424,3 +424,15 @@ def test_bad_tournament_input_creates_no_database(tmp_path, capsys, argv):
     assert main(["tournament", *argv, "--db", str(db)]) == 2
     assert "error" in capsys.readouterr().err
     assert not db.exists()
+
+
+def test_a_game_stored_twice_is_kept_once_and_a_broken_one_is_an_error(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    tid = store.open_tournament("t", {"k": 1})
+    result = {"returns": [1.0, -1.0], "forfeit": None, "actions": 3, "seconds": 0.1,
+              "record": {"moves": []}}
+    store.add_game(tid, 0, ["a", "b"], 1, [1.0, 0.0], result)
+    store.add_game(tid, 0, ["a", "b"], 1, [1.0, 0.0], result)    # another runner's copy
+    with pytest.raises(BoardlabError, match="cannot store game 1"):
+        store.add_game(tid, 1, ["a", "b"], None, [1.0, 0.0], result)   # NOT NULL seed
+    store.dispose()

@@ -42,13 +42,22 @@ class EngineFailure(BoardlabError):
         self.kind, self.detail = kind, detail
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when the runner dies (Linux; elsewhere a no-op)."""
+def _find_prctl():
+    """libc's prctl, looked up in the runner (not in a forked child); None off Linux."""
     try:
         import ctypes
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+
+
+_PRCTL = _find_prctl()
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the runner dies (Linux; elsewhere a no-op)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)                                  # PR_SET_PDEATHSIG
 
 
 class EngineProcess:
@@ -253,7 +262,8 @@ def _kill_all() -> None:
 
 def _check_program(program: str) -> None:
     """An OptionError now, rather than a forfeit in every game, for a missing program."""
-    found = os.access(program, os.X_OK) if os.sep in program else shutil.which(program)
+    found = os.path.isfile(program) and os.access(program, os.X_OK) if os.sep in program \
+        else shutil.which(program)
     if not found:
         where = "is not an executable file" if os.sep in program else "is not on the PATH"
         raise OptionError(f"agent 'engine': cannot run {program!r}: it {where}")
@@ -263,6 +273,9 @@ def _check_log(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path)) if path else None
     if folder and not os.path.isdir(folder):
         raise OptionError(f"agent 'engine': log: the folder {folder!r} does not exist")
+    if folder and (os.path.isdir(path) or not os.access(path if os.path.exists(path)
+                                                          else folder, os.W_OK)):
+        raise OptionError(f"agent 'engine': log: cannot write {path!r}")
 
 
 @register_agent

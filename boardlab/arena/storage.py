@@ -138,10 +138,18 @@ class Store:
         try:
             with self.engine.begin() as db:
                 db.execute(insert(games).values(**row))
-        except IntegrityError:
-            pass                      # another runner of the same tournament stored it first
+        except IntegrityError as error:
+            if not self._has_game(tournament_id, index):     # not just stored by another runner
+                raise BoardlabError(f"cannot store game {index}: {_first_line(error)}") \
+                    from None
         except OperationalError as error:
             raise BoardlabError(f"cannot store game {index}: {_first_line(error)}") from None
+
+    def _has_game(self, tournament_id: int, index: int) -> bool:
+        with self.engine.connect() as db:
+            return db.execute(select(games.c.idx).where(games.c.tournament_id == tournament_id,
+                                                        games.c.idx == index)).first() \
+                is not None
 
     def dispose(self) -> None:
         self.engine.dispose()
