@@ -511,6 +511,19 @@ def test_ctor_agents_do_not_see_team_mates_pending_operations(agent_spec):
     assert state.pending_of(0) == []
 
 
+def test_a_pending_operation_counts_for_its_own_seat_only():
+    """Greedy compares its operations by the heuristic after committing each one: in an
+    open sub-round the heuristic must see the seat's own pending choice (else all tie)."""
+    state = simultaneous_sub_round()
+    before = [state.heuristic(seat) for seat in range(4)]
+    state.play("black-1:put 10")
+    assert state.heuristic(0) == pytest.approx(before[0] + 1 / 64)
+    assert state.heuristic(1) == before[1]            # black-2 cannot see it yet
+    greedy = make_agent("greedy", state.game, 1, seed=0)
+    view = state.view(1)
+    assert greedy.act(view) in view["legal_actions"]
+
+
 @pytest.mark.parametrize("agent_spec", ["mcts(iterations=200)", "ismcts(iterations=200)"])
 @isolated(timeout=60)
 def test_search_decides_for_its_own_seat_in_a_simultaneous_sub_round(agent_spec):

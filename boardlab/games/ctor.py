@@ -365,15 +365,23 @@ class CtorState(KernelState):
 
     def pending_of(self, seat: int) -> list[str]:
         """``seat``'s own uncommitted-to-the-board actions in this sub-round."""
-        if self._team_round() is None:
-            return []
-        work = self.buf.copy()
         texts = []
+        self._own_board(seat, lambda work, action: texts.append(
+            self.action_to_string_in(work, action)))
+        return texts
+
+    def _own_board(self, seat: int, before_each=None):
+        """The board as ``seat`` sees it in an open sub-round: its own pending operations
+        done (its team mates' are hidden from it); outside one, the board itself."""
+        if self._team_round() is None:
+            return self.buf
+        work = self.buf.copy()
         for action in self.round.pending.get(seat, []):
-            texts.append(self.action_to_string_in(work, action))
+            if before_each is not None:
+                before_each(work, action)
             K.apply(work, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
                     action)
-        return texts
+        return work
 
     def action_to_string_in(self, work, action):
         saved, self.buf = self.buf, work
@@ -532,8 +540,10 @@ class CtorState(KernelState):
                 for s in range(self.game.num_seats)]
 
     def heuristic(self, seat: int) -> float:
-        """Chips ahead of the other team, scaled to [-1, 1]."""
-        a, b = self.counts()
+        """Chips ahead of the other team, scaled to [-1, 1], on ``seat``'s own view of an
+        open sub-round (its pending operations done)."""
+        board = self._own_board(seat)
+        a, b = int(board[K.M_COUNT]), int(board[K.M_COUNT_2])
         margin = a - b if self.game.team_of(seat) == 0 else b - a
         return margin / self.game.P
 
