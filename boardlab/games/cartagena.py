@@ -278,6 +278,7 @@ class CartagenaState(KernelState):
         self._out = np.empty(game.num_actions, dtype=np.int32)
         self.knowledge = self._knowledge_at_deal()     # per seat; None with open hands
         self.sampled_for: CardKnowledge | None = None  # in a sample: its viewer's knowledge
+        self._deal_arrays = None                       # sampled_for as arrays, for redeal
 
     def _cloned(self, other) -> None:
         if self.knowledge is not None:
@@ -644,14 +645,18 @@ class CartagenaState(KernelState):
         K.redeal(self.buf, self.game.cfg, hidden, seed)
 
     def _redeal_known(self, knowledge, seed: int) -> None:
-        """:meth:`redeal` where the viewer knows more than one uniform pool of cards."""
-        hands, hidden = knowledge.deal(random.Random(seed))
-        for p, counts in enumerate(hands):
-            if p != knowledge.viewer:
-                self.hand(p)[:] = counts
-        start = self.game.layout["pile"] + int(self.buf[K.M_TOP] + self.buf[K.M_ROW_LEFT])
-        self.buf[start:start + len(hidden)] = hidden
-        K.seed_rng(self.buf, seed)
+        """:meth:`redeal` where the viewer knows more than one uniform pool of cards.
+
+        Only the newest group has cards in the pile, so the pile's order within it
+        is all there is to shuffle there."""
+        if self._deal_arrays is None or self._deal_arrays[0] is not knowledge:
+            self._deal_arrays = (knowledge, np.array(knowledge.known, dtype=np.int32),
+                                 np.array([g[0] for g in knowledge.groups], dtype=np.int32)
+                                 .reshape(-1, len(self.game.alphabet)),
+                                 np.array([g[1] for g in knowledge.groups], dtype=np.int32)
+                                 .reshape(-1, self.game.num_seats))
+        _, known, cards, hands = self._deal_arrays
+        K.deal_groups(self.buf, self.game.cfg, knowledge.viewer, known, cards, hands, seed)
 
     @classmethod
     def from_view(cls, game: Cartagena, view: dict, seed: int) -> "CartagenaState":

@@ -365,3 +365,43 @@ def redeal(buf, cfg, hidden, seed):
         buf[o_pile + i] = pool[k]
         k += 1
     _store_rng(buf, rng)
+
+
+@njit(cache=True)
+def deal_groups(buf, cfg, viewer, known, group_cards, group_hands, seed):
+    """Deal a viewer's unseen cards group by group (see ``cartagena_knowledge``).
+
+    ``known`` (seat x symbol) is what each other seat is known to hold;
+    ``group_cards`` (group x symbol) and ``group_hands`` (group x seat) say which
+    cards each group has and how many each seat holds; the rest of every group
+    goes, shuffled, into the pile below the face-up row. The viewer's hand is
+    kept. The chance stream is reseeded from ``seed``.
+    """
+    S, NP = cfg[C_S], cfg[C_NP]
+    o_hand, o_pile = _offsets(cfg)[3], _offsets(cfg)[5]
+    for p in range(NP):
+        if p != viewer:
+            for s in range(S):
+                buf[o_hand + p * S + s] = known[p, s]
+    pool = np.empty(2 * cfg[C_DECK], dtype=np.int32)
+    first = buf[M_TOP] + buf[M_ROW_LEFT]
+    rng = rng_seed(seed)
+    placed = 0
+    for g in range(group_cards.shape[0]):
+        k = 0
+        for s in range(S):
+            for _ in range(group_cards[g, s]):
+                pool[k] = s
+                k += 1
+        for i in range(k - 1, 0, -1):
+            rng = rng_next(rng)
+            j = rng_below(rng, i + 1)
+            pool[i], pool[j] = pool[j], pool[i]
+        for p in range(NP):
+            for _ in range(group_hands[g, p]):
+                k -= 1
+                buf[o_hand + p * S + pool[k]] += 1
+        for i in range(k):
+            buf[o_pile + first + placed] = pool[i]
+            placed += 1
+    _store_rng(buf, rng)
