@@ -762,7 +762,7 @@ class CartagenaState(KernelState):
             cards = view["hands"][name] if view["hands"] else \
                 view["hand"] if seat is not None and name == game.seat_names[seat] else None
             text = " ".join(f"{a}x{n}" for a, n in cards.items() if n) if cards is not None \
-                else f"{view['hand_sizes'][name]} cards" + _known_text(view, name)
+                else _count(view["hand_sizes"][name], "card") + _known_text(view, name)
             lines.append(f"{name:<7} hand: {text or '-'}")
         lines.append(f"draw pile {view['pile_size']}, discards "
                      f"{sum(view['discard'].values())}"
@@ -778,6 +778,11 @@ class CartagenaState(KernelState):
                          + (f" (action {view['actions_done'] + 1} of up to {apt})" if apt > 1
                             else ""))
         return lines
+
+
+def _count(n: int, noun: str) -> str:
+    """"1 card", "3 cards"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _known_text(view: dict, name: str) -> str:
