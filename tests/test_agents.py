@@ -636,6 +636,7 @@ def test_a_level_with_its_own_time_or_iterations_is_refused():
     ("mcts(level=1)", {"time": 5}, (5, 50)),         # ... nor the level's
     ("mcts(time=1)", {"iterations": 7}, (1, 7)),
     ("mcts", {"iterations": 0}, (0, 1000)),          # zeros are no limit: the options hold
+    ("mcts(iterations=0)", {"time": 5}, (5, 0)),     # 0 asks for no cap: none is kept
     ("mcts(time=2)", {"time": 0, "iterations": 0}, (2, 0)),
     ("mcts", None, (0, 1000))])
 def test_a_moves_limits_are_the_budget_over_the_options(spec, budget, limits):
@@ -656,6 +657,7 @@ def test_a_budget_without_limits_still_ends_the_search():
 @pytest.mark.parametrize("spec, words", [
     ("mcts(seed=3)", ("agent 'mcts'", "'seed'", "runner")),
     ("greedy(game=carteso)", ("agent 'greedy'", "'game'")),
+    ("mcts(self=1)", ("agent 'mcts'", "'self'")),
     ("greedy(time=1)", ("agent 'greedy'", "unknown option 'time'", "takes no options")),
     ("mcts(time=abc)", ("agent 'mcts'", "option 'time'", "'abc'")),
     ("ismcts(worlds=many)", ("agent 'ismcts'", "option 'worlds'"))])

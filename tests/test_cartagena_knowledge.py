@@ -168,3 +168,12 @@ def test_the_terminal_shows_the_cards_a_seat_knows_another_holds():
                      for _ in range(n))
     assert f"you know of {known}" in "\n".join(state.status_lines(0))
     assert "you know of" not in "\n".join(state.status_lines(None))
+
+
+def test_a_sample_played_on_no_longer_claims_its_viewers_knowledge():
+    state = boardlab.make("cartagena").new_initial_state(seed=2)
+    seat = state.current_player()
+    sample = state.game.determinize(state.view(seat), 7)
+    assert sample.view(seat)["card_knowledge"] == state.view(seat)["card_knowledge"]
+    sample.apply(sample.legal_actions()[0])
+    assert sample.view(seat)["card_knowledge"] is None

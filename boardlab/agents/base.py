@@ -15,7 +15,7 @@ from ..core.game import Game
 from ..core.options import Option, parse_spec, resolve
 
 _AGENTS: dict[str, type["Agent"]] = {}
-RESERVED = frozenset({"game", "seat", "seed"})   # set by whoever makes the agent
+RESERVED = frozenset({"game", "seat", "seed", "self"})   # set by whoever makes the agent
 
 
 class Agent:

@@ -31,6 +31,7 @@ MAX_LINE = 64 * 1024
 MAX_BUFFER = 4 * 1024 * 1024   # bytes of output an engine may leave unread
 POLL = 0.05                    # seconds between the pipe threads' checks for a kill
 OVERFLOW = b"\0overflow"       # queued once MAX_BUFFER is passed (never a real line)
+EXIT_GRACE = 0.4               # seconds to read what an engine wrote before it exited
 _LIVE: set["EngineProcess"] = set()
 
 
@@ -95,9 +96,11 @@ class EngineProcess:
     def _read(self) -> None:
         """Reader thread: the output cut into lines (or None at its end) into ``lines``."""
         fd, rest = self.proc.stdout.fileno(), b""
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         try:
             while not self.closed.is_set():
-                if not select.select([fd], [], [], POLL)[0]:
+                if not poller.poll(POLL * 1000):
                     continue
                 chunk = os.read(fd, 65536)
                 if not chunk:
@@ -112,14 +115,15 @@ class EngineProcess:
     def _queue_lines(self, data: bytes) -> bytes:
         """Queue the complete lines of ``data`` (one longer than MAX_LINE is cut, and
         :meth:`receive` rejects it); return the unfinished rest."""
+        start = 0
         while True:
-            cut = data.find(b"\n", 0, MAX_LINE + 1)
+            cut = data.find(b"\n", start, start + MAX_LINE + 1)
             if cut < 0:
-                if len(data) <= MAX_LINE:
-                    return data
-                cut = MAX_LINE
-            self._put(data[:cut + 1])
-            data = data[cut + 1:]
+                if len(data) - start <= MAX_LINE:
+                    return data[start:]
+                cut = start + MAX_LINE
+            self._put(data[start:cut + 1])
+            start = cut + 1
 
     def _put(self, raw: bytes) -> None:
         with self.count_lock:
@@ -134,10 +138,10 @@ class EngineProcess:
                 self.buffered += len(raw)
         self.lines.put(raw)
 
-    def _take(self, timeout: float | None):
-        """The next queued line (None at the end of output); queue.Empty if none comes."""
-        raw = self.lines.get(timeout=timeout) if timeout is not None else \
-            self.lines.get_nowait()
+    def _take(self, timeout: float):
+        """The next queued line (None at the end of output) within ``timeout`` seconds
+        (0: only one already queued); queue.Empty if none comes."""
+        raw = self.lines.get(timeout=timeout) if timeout > 0 else self.lines.get_nowait()
         if raw is OVERFLOW:
             raise EngineFailure("garbage", f"more than {MAX_BUFFER} bytes of output were "
                                 f"waiting to be read")
@@ -149,12 +153,14 @@ class EngineProcess:
     def _write(self) -> None:
         """Writer thread: lines from ``outbox`` to the engine's stdin, until None."""
         fd = self.proc.stdin.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
         try:
             os.set_blocking(fd, False)
             for line in iter(self.outbox.get, None):
                 data = memoryview(line)
                 while data and not self.closed.is_set():
-                    if select.select([], [fd], [], POLL)[1]:
+                    if poller.poll(POLL * 1000):
                         try:
                             data = data[os.write(fd, data):]
                         except BlockingIOError:
@@ -172,7 +178,7 @@ class EngineProcess:
         """A line the engine wrote without being asked (checked before ``go``)."""
         while True:
             try:
-                raw = self._take(None)
+                raw = self._take(0)
             except queue.Empty:
                 return None
             if raw is None:
@@ -195,12 +201,12 @@ class EngineProcess:
             if left <= 0:
                 raise EngineFailure("timeout", "no answer in time")
             try:
-                raw = self._take(min(left, 4 * POLL))
+                raw = self._take(min(left, 4 * POLL))       # then look whether it exited
             except queue.Empty:
                 if self.proc.poll() is None:
                     continue
                 exited = exited or time.monotonic()
-                if time.monotonic() - exited < 8 * POLL:      # output still in the pipe
+                if time.monotonic() - exited < EXIT_GRACE:     # output still in the pipe
                     continue
                 raw = None
             if raw is None:

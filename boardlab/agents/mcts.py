@@ -199,7 +199,8 @@ class MCTS(Agent):
             self.options.update(LEVELS[self.options["level"]])
         elif self.options["time"] and "iterations" not in given:
             self.options["iterations"] = 0       # mcts(time=1) means one second, uncapped
-        self.capped = bool(self.options["level"]) or "iterations" in given
+        self.capped = bool(self.options["level"]) or \
+            "iterations" in given and self.options["iterations"] > 0
         if not self.options["time"] and not self.options["iterations"]:
             self.options["iterations"] = 1000
 

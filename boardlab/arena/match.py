@@ -181,7 +181,10 @@ def _holding(out_dir: str):
     try:
         yield
     finally:
-        os.remove(path)                 # while still locked: see _lock
+        try:
+            os.remove(path)             # while still locked: see _lock
+        except FileNotFoundError:
+            pass
         os.close(handle)
 
 

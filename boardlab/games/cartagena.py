@@ -399,6 +399,8 @@ class CartagenaState(KernelState):
     def _apply(self, action: int) -> None:
         if self.knowledge is None:
             K.apply(self.buf, self.game.cfg, action)
+            if self.sampled_for is not None:     # a sample played on: no longer its view
+                self.sampled_for = self._deal_arrays = None
             return
         for event, *args in self._apply_seen(action):
             for knowledge in self.knowledge:
@@ -644,18 +646,22 @@ class CartagenaState(KernelState):
                           dtype=np.int32)
         K.redeal(self.buf, self.game.cfg, hidden, seed)
 
+    def _set_sampled_for(self, knowledge: CardKnowledge) -> None:
+        """Mark this state as a sample dealt from ``knowledge`` (kept, as arrays too, for
+        :meth:`redeal` of its copies)."""
+        self.sampled_for = knowledge
+        self._deal_arrays = (np.array(knowledge.known, dtype=np.int32),
+                             np.array([g[0] for g in knowledge.groups], dtype=np.int32)
+                             .reshape(-1, len(self.game.alphabet)),
+                             np.array([g[1] for g in knowledge.groups], dtype=np.int32)
+                             .reshape(-1, self.game.num_seats))
+
     def _redeal_known(self, knowledge, seed: int) -> None:
         """:meth:`redeal` where the viewer knows more than one uniform pool of cards.
 
         Only the newest group has cards in the pile, so the pile's order within it
         is all there is to shuffle there."""
-        if self._deal_arrays is None or self._deal_arrays[0] is not knowledge:
-            self._deal_arrays = (knowledge, np.array(knowledge.known, dtype=np.int32),
-                                 np.array([g[0] for g in knowledge.groups], dtype=np.int32)
-                                 .reshape(-1, len(self.game.alphabet)),
-                                 np.array([g[1] for g in knowledge.groups], dtype=np.int32)
-                                 .reshape(-1, self.game.num_seats))
-        _, known, cards, hands = self._deal_arrays
+        known, cards, hands = self._deal_arrays
         K.deal_groups(self.buf, self.game.cfg, knowledge.viewer, known, cards, hands, seed)
 
     @classmethod
@@ -682,7 +688,7 @@ class CartagenaState(KernelState):
             knowledge = CardKnowledge.from_data(view["card_knowledge"], seat, alphabet, names)
             hands, hidden = knowledge.deal(rng)
             hands[seat] = [view["hand"][a] for a in alphabet]
-            self.sampled_for = knowledge
+            self._set_sampled_for(knowledge)
             return hands, hidden
         known = {names.index(n): h for n, h in (view.get("hands") or {}).items()}
         if seat is not None and view.get("hand") is not None:
