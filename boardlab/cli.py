@@ -326,7 +326,14 @@ def cmd_standings(args) -> int:
     return 0
 
 
+def _agents_from(parser) -> None:
+    parser.add_argument("--agents-from", action="append", default=[], metavar="FILE.py",
+                        help="import agents of your own from a Python file or module "
+                        "(repeatable; see docs/agents.md)")
+
+
 def _runner_options(parser, jobs: int = 1) -> None:
+    _agents_from(parser)
     parser.add_argument("--move-time", type=float, help="seconds per move for every agent")
     parser.add_argument("--game-time", type=float, help="seconds per game and seat (a clock)")
     parser.add_argument("--increment", type=float, help="seconds added to the clock after "
@@ -367,7 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "for Carteso, Rumbo, Cartagena and CTOR.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("games", help="list the games and their options")
-    sub.add_parser("agents", help="list the agents and their options")
+    agents_cmd = sub.add_parser("agents", help="list the agents and their options")
+    _agents_from(agents_cmd)
     play = sub.add_parser("play", help="play in the terminal (game options as --size 9)",
                           epilog="Game options go as --name value (for example --size 9 "
                           "--komi 7.5 --button off); 'boardlab games' lists each game's "
@@ -378,6 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, help="your seat number when playing agents "
                       "(default 0: you move first)")
     play.add_argument("--seed", type=int, help="seed for the agents and any chance")
+    _agents_from(play)
     play.add_argument("--save", help="save the record to this file at the end")
     play.add_argument("--no-save", action="store_true", help="do not offer to save")
     play.add_argument("--no-colour", action="store_true", help="plain text board")
@@ -404,6 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     duel.add_argument("b", help="agent B, e.g. random")
     duel.add_argument("--games", type=int, default=20)
     duel.add_argument("--seed", type=int, default=1)
+    _agents_from(duel)
     duel.add_argument("--jobs", type=int, default=1, help="games played in parallel")
     match = sub.add_parser("match", help="agents or engines against each other, seats "
                            "rotating, every game saved as a record",
@@ -472,6 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "half point)")
     komi.add_argument("--rounds", type=int, default=4, help="adaptive rounds (default 4)")
     komi.add_argument("--seed", type=int, default=1, help="game i uses seed+i (default 1)")
+    _agents_from(komi)
     komi.add_argument("--jobs", type=int, default=1, help="games played in parallel")
     komi.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples for "
                       "the interval (default 2000)")
@@ -494,6 +505,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     try:
+        agent_registry.load_agents_from(getattr(args, "agents_from", []))
         if args.command == "play":
             return cmd_play(args, extra)
         if args.command in ("match", "tournament", "duel", "komi"):

@@ -8,9 +8,16 @@ the game.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import os
 import random
+import re
+import sys
+import traceback
 
-from ..core.errors import OptionError, UnknownAgentError
+from ..core.errors import BoardlabError, OptionError, UnknownAgentError
 from ..core.game import Game
 from ..core.options import Option, parse_spec, resolve
 
@@ -42,11 +49,17 @@ class Agent:
 
 
 def register_agent(cls):
+    """Class decorator: make ``cls`` available by its ``name`` in agent specs."""
+    taken = _AGENTS.get(cls.name)
+    if taken is not None and taken is not cls:
+        raise BoardlabError(f"agent name {cls.name!r} is taken (by {taken.__module__}."
+                            f"{taken.__qualname__}): give {cls.__qualname__} another name")
     _AGENTS[cls.name] = cls
     return cls
 
 
 def agents() -> list[type[Agent]]:
+    load_agents_from_env()
     return [_AGENTS[name] for name in sorted(_AGENTS)]
 
 
@@ -54,8 +67,11 @@ def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Age
     """An agent from a spec string such as ``random``."""
     name, raw = parse_spec(spec)
     if name not in _AGENTS:
+        load_agents_from_env()
+    if name not in _AGENTS:
         raise UnknownAgentError(f"unknown agent {name!r} (known agents: "
-                               f"{', '.join(sorted(_AGENTS))})")
+                               f"{', '.join(sorted(_AGENTS))}; an agent of your own is "
+                               f"loaded with --agents-from FILE.py)")
     reserved = sorted(set(raw) & RESERVED)
     if reserved:
         raise OptionError(f"agent {name!r}: {reserved[0]!r} is not an agent option; the "
@@ -66,3 +82,65 @@ def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Age
         if str(error).startswith(f"agent {name!r}"):
             raise
         raise OptionError(f"agent {name!r}: {error}") from None
+
+
+# Agents of your own -----------------------------------------------------------------
+ENV = "BOARDLAB_AGENTS"          # files or modules to import, separated by os.pathsep
+_LOADED: set[str] = set()
+
+
+def load_agents_from(sources) -> None:
+    """Import agent modules (``my_agents.py`` files or importable module names), so
+    that the agents they register with :func:`register_agent` can be named in specs.
+
+    The sources are also added to ``BOARDLAB_AGENTS`` in the environment, for
+    programs this one starts; the arena hands them to its worker processes itself.
+    """
+    for source in sources:
+        key = os.path.abspath(source) if source.endswith(".py") else source
+        if key not in _LOADED:
+            _import(key, source)
+            _LOADED.add(key)
+    known = [s for s in os.environ.get(ENV, "").split(os.pathsep) if s]
+    if _LOADED - set(known):
+        os.environ[ENV] = os.pathsep.join(known + sorted(_LOADED - set(known)))
+
+
+def loaded_agent_sources() -> tuple[str, ...]:
+    """The agent files and modules loaded so far (for worker processes to load)."""
+    return tuple(sorted(_LOADED))
+
+
+def load_agents_from_env() -> None:
+    """Load what ``BOARDLAB_AGENTS`` names (a worker process, or a user's setting)."""
+    sources = [s for s in os.environ.get(ENV, "").split(os.pathsep) if s]
+    if sources and not set(sources) <= _LOADED:
+        load_agents_from(sources)
+
+
+def _import(key: str, shown: str) -> None:
+    try:
+        if key.endswith(".py"):
+            if not os.path.isfile(key):
+                raise BoardlabError(f"cannot load agents from {shown}: no such file")
+            name = "boardlab_user_" + re.sub(r"\W", "_", os.path.basename(key)[:-3]) + \
+                "_" + hashlib.sha1(key.encode()).hexdigest()[:8]
+            spec = importlib.util.spec_from_file_location(name, key)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        else:
+            importlib.import_module(key)
+    except BoardlabError:
+        raise
+    except Exception as error:
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        line = f" (line {where.lineno})" if where.filename == key else ""
+        if isinstance(error, SyntaxError):
+            line = f" (line {error.lineno})"
+        raise BoardlabError(f"cannot load agents from {shown}{line}: "
+                            f"{type(error).__name__}: {error}") from None

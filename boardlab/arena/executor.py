@@ -14,12 +14,15 @@ import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterable, Iterator
 
+from ..agents.base import load_agents_from, loaded_agent_sources
 from ..core.errors import BoardlabError
 from .game_runner import TimeControl, run_game
 
 
-def play_task(task: dict) -> dict:
-    """Play the game a task describes (runs in a worker)."""
+def play_task(task: dict, agents_from: tuple[str, ...] = ()) -> dict:
+    """Play the game a task describes (runs in a worker, which first imports the
+    agent modules the caller had loaded: ``--agents-from``)."""
+    load_agents_from(agents_from)
     control = TimeControl(**task.get("time_control", {}))
     result = run_game(task["spec"], task["players"], task["seed"], control,
                       max_actions=task.get("max_actions"), meta=task.get("meta"))
@@ -35,14 +38,14 @@ def execute(tasks: Iterable[dict], jobs: int = 1,
     ``"local"`` for a one-machine Ray instance started here with ``jobs`` CPUs;
     anything else is a Ray cluster address (``"auto"``, ``"ray://host:10001"``).
     """
-    tasks = list(tasks)
+    tasks, sources = list(tasks), loaded_agent_sources()
     if ray_address is not None:
-        yield from _on_ray(tasks, ray_address, jobs)
+        yield from _on_ray(tasks, ray_address, jobs, sources)
     elif jobs <= 1:
         for task in tasks:
             yield task, play_task(task)
     else:
-        yield from _in_pool(tasks, jobs)
+        yield from _in_pool(tasks, jobs, sources)
 
 
 def _worker_start() -> None:
@@ -57,7 +60,7 @@ def _worker_start() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def _in_pool(tasks: list[dict], jobs: int) -> Iterator[tuple[dict, dict]]:
+def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict]]:
     """At most ``jobs`` games at once; new ones are submitted as others finish.
 
     The workers come from a fork server (no threads or database connections of
@@ -70,14 +73,14 @@ def _in_pool(tasks: list[dict], jobs: int) -> Iterator[tuple[dict, dict]]:
     pending, queue, finished = {}, iter(tasks), False
     try:
         for task in itertools.islice(queue, jobs):
-            pending[pool.submit(play_task, task)] = task
+            pending[pool.submit(play_task, task, sources)] = task
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 task = pending.pop(future)
                 yield task, future.result()
                 for task in itertools.islice(queue, 1):
-                    pending[pool.submit(play_task, task)] = task
+                    pending[pool.submit(play_task, task, sources)] = task
         finished = True
     finally:
         if not finished:
@@ -95,7 +98,7 @@ def _stop(pool: ProcessPoolExecutor, pending: dict) -> None:
             pass
 
 
-def _on_ray(tasks, address, jobs) -> Iterator[tuple[dict, dict]]:
+def _on_ray(tasks, address, jobs, sources) -> Iterator[tuple[dict, dict]]:
     """The same on Ray (which has no local_mode any more: "local" starts a real instance)."""
     try:
         import ray
@@ -108,7 +111,7 @@ def _on_ray(tasks, address, jobs) -> Iterator[tuple[dict, dict]]:
         ray.init(ignore_reinit_error=True, log_to_driver=False, **options)
     remote = ray.remote(play_task)
     try:
-        refs = {remote.remote(task): task for task in tasks}
+        refs = {remote.remote(task, sources): task for task in tasks}
         while refs:
             done, _ = ray.wait(list(refs), num_returns=1)
             for ref in done:

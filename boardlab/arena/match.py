@@ -17,6 +17,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+from ..agents.base import load_agents_from_env
 from ..core.errors import BoardlabError, RecordError
 from ..core.record import load as load_record
 from ..core.registry import make
@@ -44,6 +45,7 @@ def _sides(game, a_first: bool):
 
 def _one(args):
     spec, a, b, seed, index = args
+    load_agents_from_env()                       # a worker: the caller's own agents
     game = make(spec)
     sides = _sides(game, index % 2 == 0)
     returns, actions = play_game(spec, [a if side == 0 else b for side in sides], seed)
