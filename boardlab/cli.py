@@ -115,8 +115,12 @@ def cmd_play(args, extra) -> int:
     agents = {seat: agent_registry.make_agent(spec, game, seat, seed=None if seed is None
                                               else seed + seat)
               for seat, spec in zip(agent_seats, vs)}
+    agent_registry.make_agent(args.hint, game, 0)               # a bad --hint fails now
+
+    def hint(seat, position):
+        return agent_registry.make_agent(args.hint, game, seat, seed=position)
     session = TerminalGame(game, agents, seed=seed,
-                           colour=False if args.no_colour else None)
+                           colour=False if args.no_colour else None, hint=hint)
     session.run()
     session.finish(args.save, ask=not args.no_save)
     return 0
@@ -386,6 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, help="your seat number when playing agents "
                       "(default 0: you move first)")
     play.add_argument("--seed", type=int, help="seed for the agents and any chance")
+    play.add_argument("--hint", default="mcts(iterations=1000)", metavar="AGENT",
+                      help="the agent that answers 'hint' (default mcts(iterations=1000))")
     _agents_from(play)
     play.add_argument("--save", help="save the record to this file at the end")
     play.add_argument("--no-save", action="store_true", help="do not offer to save")

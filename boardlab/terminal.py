@@ -15,6 +15,7 @@ from .core.record import save
 HELP = """Commands:
   <move>    a move in the game's notation (for example: {examples})
   moves     list the legal moves
+  hint      a suggestion from a quick search of what you can see
   undo      take back your last move (and the AI's reply)
   resign    give up the game
   help      this text
@@ -25,9 +26,11 @@ class TerminalGame:
     """One game between humans (by keyboard) and agents (by seat)."""
 
     def __init__(self, game: Game, agents: dict, seed=None, inp=None, out=None,
-                 colour: bool | None = None):
+                 colour: bool | None = None, hint=None):
+        """``hint(seat, seed)`` makes the agent that answers ``hint`` (None: no hints)."""
         self.game = game
         self.agents = agents
+        self.hint = hint
         self.seed = seed
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
@@ -124,6 +127,9 @@ class TerminalGame:
                 self.state.legal_actions()
             self.say(", ".join(self.state.action_to_string(a) for a in legal))
             return False
+        if word == "hint":
+            self.give_hint(seat)
+            return False
         if word == "undo":
             if not self.game.perfect_information:
                 self.say("undo is off in games with hidden information (it would show what "
@@ -137,6 +143,15 @@ class TerminalGame:
             self.say(f"error: {error}. Type 'help' for help.")
             return False
         return True
+
+    def give_hint(self, seat: int | None) -> None:
+        """Ask the hint agent for a move from ``seat``'s own view (the same each time)."""
+        if self.hint is None or seat is None:
+            self.say("no hints in this game")
+            return
+        agent = self.hint(seat, len(self.state.history))
+        action = agent.act(self.state.view(seat))
+        self.say(f"hint: {self.state.action_to_string(action)}")
 
     def undo(self) -> bool:
         """Take back moves until it is again a human's turn, one human move at least."""

@@ -86,6 +86,22 @@ def test_vs_takes_agent_specs_with_several_options():
     assert "greedy (red) plays" in out and "game left unfinished" in out
 
 
+def test_hint_suggests_a_legal_move_without_playing_it():
+    code, out, err = run("play", "rumbo", "--size", "4", "--vs", "random", "--seed", "2",
+                         "--hint", "mcts(iterations=200)", "--no-save", "--no-colour",
+                         stdin="hint\nhint\nmoves\nquit\n")
+    assert code == 0, err
+    hints = [line.split("hint: ")[1] for line in out.splitlines() if "hint: " in line]
+    legal = out.split("> ")[-2].strip().split(", ")          # the answer to 'moves'
+    assert len(hints) == 2 and hints[0] == hints[1] and hints[0] in legal
+    assert "plays" not in out                                # nobody moved
+
+
+def test_a_bad_hint_agent_is_refused_at_the_start():
+    code, out, err = run("play", "carteso", "--hint", "mcts(bad=1)", stdin="")
+    assert code == 2 and "unknown option 'bad'" in err
+
+
 def test_end_of_input_leaves_cleanly():
     code, out, err = run("play", "carteso", "--size", "3", "--no-save", stdin="")
     assert code == 0 and "game left unfinished" in out
