@@ -115,7 +115,7 @@ def cmd_play(args, extra) -> int:
     agents = {seat: agent_registry.make_agent(spec, game, seat, seed=None if seed is None
                                               else seed + seat)
               for seat, spec in zip(agent_seats, vs)}
-    agent_registry.make_agent(args.hint, game, 0)               # a bad --hint fails now
+    agent_registry.make_agent(args.hint, game, 0).close()       # a bad --hint fails now
 
     def hint(seat, position):
         return agent_registry.make_agent(args.hint, game, seat, seed=position)

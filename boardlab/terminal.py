@@ -150,7 +150,10 @@ class TerminalGame:
             self.say("no hints in this game")
             return
         agent = self.hint(seat, len(self.state.history))
-        action = agent.act(self.state.view(seat))
+        try:
+            action = agent.act(self.state.view(seat))
+        finally:
+            agent.close()                        # an engine used for hints stops here
         self.say(f"hint: {self.state.action_to_string(action)}")
 
     def undo(self) -> bool:
