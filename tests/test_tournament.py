@@ -370,6 +370,8 @@ def test_an_interrupted_match_resumes_from_its_records(tmp_path, capsys):
              str(out), "--resume"]
     assert main(other) == 2
     assert "another match" in capsys.readouterr().err
+    assert main(args + ["--resume", "--move-time", "0.5"]) == 2          # other clocks
+    assert "was played at agents' own budgets, not 0.5 s/move" in capsys.readouterr().err
     assert main(args[:-2] + ["--resume"]) == 2
     assert "--resume needs --out" in capsys.readouterr().err
 

@@ -111,7 +111,7 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
     Every record is written to ``out_dir`` as ``game-0001.json`` ... as soon as
     its game ends; while it plays, the match holds ``out_dir`` (a second match
     on the same folder is refused). With ``resume``, the games whose records
-    are already in ``out_dir`` (the same match: spec, players and seed
+    are already in ``out_dir`` (the same match: spec, players, seed and time control
     checked) count as played and only the others are played; ``play=False``
     only counts them (a report, safe while the match is still being played).
     With ``sprt`` (two sides only) the match stops as soon as the test decides,
@@ -229,6 +229,11 @@ def _stored_result(task: dict, out_dir: str) -> dict | None:
         raise BoardlabError(f"cannot resume: {path} is a game of another match "
                             f"({record['spec']}, {record.get('players')}, "
                             f"seed {record.get('seed')})")
+    played = (record.get("meta") or {}).get("time_control")
+    wanted = TimeControl(**task["time_control"]).describe()
+    if played is not None and played != wanted:
+        raise BoardlabError(f"cannot resume: {path} was played at {played}, not {wanted} "
+                            f"(give the match's own --move-time/--game-time)")
     return {"returns": state.returns(), "actions": len(record["moves"]), "record": record,
             "forfeit": (record.get("meta") or {}).get("forfeit"), "seconds": 0.0}
 
