@@ -93,17 +93,13 @@ def load_agents_from(sources) -> None:
     """Import agent modules (``my_agents.py`` files or importable module names), so
     that the agents they register with :func:`register_agent` can be named in specs.
 
-    The sources are also added to ``BOARDLAB_AGENTS`` in the environment, for
-    programs this one starts; the arena hands them to its worker processes itself.
+    The arena's worker processes load the same (:func:`loaded_agent_sources`).
     """
     for source in sources:
         key = os.path.abspath(source) if source.endswith(".py") else source
         if key not in _LOADED:
             _import(key, source)
             _LOADED.add(key)
-    known = [s for s in os.environ.get(ENV, "").split(os.pathsep) if s]
-    if _LOADED - set(known):
-        os.environ[ENV] = os.pathsep.join(known + sorted(_LOADED - set(known)))
 
 
 def loaded_agent_sources() -> tuple[str, ...]:

@@ -33,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from ..agents.base import load_agents_from, loaded_agent_sources
 from ..core.errors import BoardlabError
 from ..core.options import parse_spec
 from ..core import registry
@@ -463,7 +464,8 @@ def play_rounds(plan, agent, games, seed, jobs, rounds, progress=None):
     outcomes, actions, cpu, margins = [], [], 0.0, []
     lo, hi = plan["range"]
     sizes = round_sizes(games, rounds)
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 else None
+    pool = ProcessPoolExecutor(jobs, initializer=load_agents_from,
+                               initargs=(loaded_agent_sources(),)) if jobs > 1 else None
     try:
         for index, size in enumerate(sizes):
             centre = _centre(outcomes, lo, hi) if index else None

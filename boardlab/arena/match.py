@@ -17,7 +17,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from ..agents.base import load_agents_from_env
+from ..agents.base import load_agents_from, loaded_agent_sources
 from ..core.errors import BoardlabError, RecordError
 from ..core.record import load as load_record
 from ..core.registry import make
@@ -45,7 +45,6 @@ def _sides(game, a_first: bool):
 
 def _one(args):
     spec, a, b, seed, index = args
-    load_agents_from_env()                       # a worker: the caller's own agents
     game = make(spec)
     sides = _sides(game, index % 2 == 0)
     returns, actions = play_game(spec, [a if side == 0 else b for side in sides], seed)
@@ -75,7 +74,8 @@ def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, pr
     tasks = [(spec, a, b, seed + i, i) for i in range(games)]
     results = []
     if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
+        with ProcessPoolExecutor(jobs, initializer=load_agents_from,
+                                 initargs=(loaded_agent_sources(),)) as pool:
             for result in pool.map(_one, tasks):
                 results.append(result)
                 if progress:

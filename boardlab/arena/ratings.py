@@ -94,9 +94,15 @@ def match_elo(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
     """
     if wins + draws + losses == 0:
         return 0.0, -math.inf, math.inf
+    score, low, high, _ = _score_interval(wins, draws, losses)
+    return _elo_or_inf(score), _elo_or_inf(low), _elo_or_inf(high)
+
+
+def _score_interval(wins: int, draws: int, losses: int) -> tuple[float, float, float, float]:
+    """Mean score, its trinomial 95% bounds and the per-game variance (a played match)."""
     n, score, var = _score_stats(wins, draws, losses)
     margin = Z95 * math.sqrt(var / n)
-    return _elo_or_inf(score), _elo_or_inf(score - margin), _elo_or_inf(score + margin)
+    return score, score - margin, score + margin, var
 
 
 def match_elo_bounded(wins: int, draws: int, losses: int,
@@ -110,16 +116,14 @@ def match_elo_bounded(wins: int, draws: int, losses: int,
     >>> elo, round(low), high
     (inf, 687, inf)
     """
-    elo, low, high = match_elo(wins, draws, losses)
     if not wins + draws + losses:
-        return elo, low, high
-    n, score, var = _score_stats(wins, draws, losses)
-    margin = Z95 * math.sqrt(var / n)
-    if var == 0 or score - margin <= 0:
-        low = _elo_or_inf(score_low)
-    if var == 0 or score + margin >= 1:
-        high = _elo_or_inf(score_high)
-    return elo + 0.0, low + 0.0, high + 0.0          # + 0.0: no "-0" in print-outs
+        return match_elo(wins, draws, losses)
+    score, low, high, var = _score_interval(wins, draws, losses)
+    if var == 0 or low <= 0:
+        low = score_low
+    if var == 0 or high >= 1:
+        high = score_high
+    return tuple(_elo_or_inf(x) + 0.0 for x in (score, low, high))   # + 0.0: no "-0"
 
 
 # --- Sequential probability ratio test ---------------------------------------

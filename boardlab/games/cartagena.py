@@ -657,10 +657,8 @@ class CartagenaState(KernelState):
                              .reshape(-1, self.game.num_seats))
 
     def _redeal_known(self, knowledge, seed: int) -> None:
-        """:meth:`redeal` where the viewer knows more than one uniform pool of cards.
-
-        Only the newest group has cards in the pile, so the pile's order within it
-        is all there is to shuffle there."""
+        """Deal the cards ``knowledge``'s viewer cannot see, group by group (the kernel's
+        ``deal_groups``); only the newest group has cards in the pile."""
         known, cards, hands = self._deal_arrays
         K.deal_groups(self.buf, self.game.cfg, knowledge.viewer, known, cards, hands, seed)
 
@@ -670,26 +668,29 @@ class CartagenaState(KernelState):
         state = cls(game, seed)
         state.knowledge = None                  # a sample for search: nothing is tracked
         state._public_from_view(view)
-        hands, hidden = state._cards_from_view(view, random.Random(seed))
-        for p, counts in enumerate(hands):
-            state.hand(p)[:] = counts
         face_up = [game.alphabet.index(c) for c in view["face_up"]]
         state._part("pile", game.deck_size)[:] = 0          # no trace of a set-up deck
+        seat, data = view["seat"], view.get("card_knowledge")
+        if data is not None and seat is not None:           # dealt from what the seat knows
+            knowledge = CardKnowledge.from_data(data, seat, game.alphabet, game.seat_names)
+            state.hand(seat)[:] = [view["hand"][a] for a in game.alphabet]
+            state._set_pile(face_up + [0] * sum(g[2] for g in knowledge.groups))
+            state.buf[K.M_ROW_LEFT] = len(face_up)
+            state._set_sampled_for(knowledge)
+            state._redeal_known(knowledge, seed)
+            return state
+        hands, hidden = state._uniform_cards(view, random.Random(seed))
+        for p, counts in enumerate(hands):
+            state.hand(p)[:] = counts
         state._set_pile(face_up + hidden)
         state.buf[K.M_ROW_LEFT] = len(face_up)
         return state
 
-    def _cards_from_view(self, view, rng) -> tuple[list, list[int]]:
-        """Every hand (counts) and the pile below the face-up cards, drawn for ``view``:
-        from the viewer's card knowledge where the view has it, else uniformly."""
+    def _uniform_cards(self, view, rng) -> tuple[list, list[int]]:
+        """Every hand (counts) and the pile below the face-up cards, dealt uniformly from
+        the cards ``view`` does not show (a view without card knowledge)."""
         game, seat = self.game, view["seat"]
         names, alphabet = game.seat_names, game.alphabet
-        if view.get("card_knowledge") is not None and seat is not None:
-            knowledge = CardKnowledge.from_data(view["card_knowledge"], seat, alphabet, names)
-            hands, hidden = knowledge.deal(rng)
-            hands[seat] = [view["hand"][a] for a in alphabet]
-            self._set_sampled_for(knowledge)
-            return hands, hidden
         known = {names.index(n): h for n, h in (view.get("hands") or {}).items()}
         if seat is not None and view.get("hand") is not None:
             known[seat] = view["hand"]

@@ -12,8 +12,8 @@ are all in other hands. :class:`CardKnowledge` keeps that for one viewer:
   the draw pile below any face-up cards; within a group the places are
   interchangeable, between groups they are not.
 
-Dealing each group at random into its places gives a world consistent with
-everything the viewer has seen. Before any reshuffle and with nothing drawn in
+Dealing each group at random into its places (the kernel's ``deal_groups``)
+gives a world consistent with everything the viewer has seen. Before any reshuffle and with nothing drawn in
 the open there is one group, every unseen card, and that deal is uniform.
 
 Two choices keep the true world among the possible ones: a seat that plays a
@@ -35,8 +35,6 @@ a seat's choices say about its hand.
 [[[1, 1], [0, 1], 1]]
 """
 from __future__ import annotations
-
-import random
 
 
 class KnowledgeError(RuntimeError):
@@ -144,20 +142,6 @@ class CardKnowledge:
     def trivial(self) -> bool:
         """Nothing beyond one group of every unseen card: the plain uniform deal."""
         return len(self.groups) <= 1 and not any(any(k) for k in self.known)
-
-    def deal(self, rng: random.Random) -> tuple[list[list[int]], list[int]]:
-        """A random world: every seat's hidden cards (counts) and the hidden pile, in order."""
-        hands = [list(k) for k in self.known]
-        pile: list[int] = []
-        for cards, held, in_pile in self.groups:
-            pool = [s for s, n in enumerate(cards) for _ in range(n)]
-            rng.shuffle(pool)
-            for q, n in enumerate(held):
-                for _ in range(n):
-                    hands[q][pool.pop()] += 1
-            pile += pool
-        rng.shuffle(pile)
-        return hands, pile
 
     # Plain data (views) -----------------------------------------------------------
     def to_data(self, alphabet: str, names) -> dict:
