@@ -337,9 +337,8 @@ class CtorState(KernelState):
         left = round_.available(seat, self.buf)
         work[[K.M_PUT, K.M_MOVE, K.M_LAND]] = left
         work[K.M_LIFTS] = 0
-        topo = self.game.topology
         for action in round_.pending[seat]:
-            K.apply(work, self.game.cfg, topo.nbr, topo.diag, action)
+            self._kernel_apply(work, action)
         return work
 
     def _legal_for(self, seat: int) -> list[int]:
@@ -365,23 +364,27 @@ class CtorState(KernelState):
 
     def pending_of(self, seat: int) -> list[str]:
         """``seat``'s own uncommitted-to-the-board actions in this sub-round."""
-        texts = []
-        self._own_board(seat, lambda work, action: texts.append(
-            self.action_to_string_in(work, action)))
+        if self._team_round() is None:
+            return []
+        work, texts = self.buf.copy(), []
+        for action in self.round.pending.get(seat, []):
+            texts.append(self.action_to_string_in(work, action))
+            self._kernel_apply(work, action)
         return texts
 
-    def _own_board(self, seat: int, before_each=None):
+    def _own_board(self, seat: int):
         """The board as ``seat`` sees it in an open sub-round: its own pending operations
         done (its team mates' are hidden from it); outside one, the board itself."""
         if self._team_round() is None:
             return self.buf
         work = self.buf.copy()
         for action in self.round.pending.get(seat, []):
-            if before_each is not None:
-                before_each(work, action)
-            K.apply(work, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
-                    action)
+            self._kernel_apply(work, action)
         return work
+
+    def _kernel_apply(self, buf, action: int) -> None:
+        """Apply one step to ``buf`` (the board or a scratch copy of it) in the kernel."""
+        K.apply(buf, self.game.cfg, self.game.topology.nbr, self.game.topology.diag, action)
 
     def action_to_string_in(self, work, action):
         saved, self.buf = self.buf, work
@@ -398,8 +401,7 @@ class CtorState(KernelState):
         return self._out[:count].tolist()
 
     def _apply(self, action: int) -> None:
-        K.apply(self.buf, self.game.cfg, self.game.topology.nbr, self.game.topology.diag,
-                action)
+        self._kernel_apply(self.buf, action)
 
     def illegal_reason(self, action: int) -> str | None:
         if action in self.legal_actions():
