@@ -123,7 +123,7 @@ def cmd_play(args, extra) -> int:
                            colour=False if args.no_colour else None, hint=hint)
     session.run()
     session.finish(args.save, ask=not args.no_save)
-    return 0
+    return 1 if session.failure else 0
 
 
 def cmd_bench(args) -> int:
@@ -153,13 +153,17 @@ def cmd_bench(args) -> int:
 def cmd_duel(args) -> int:
     from .arena import duel
 
+    live = sys.stderr.isatty()            # a line rewritten in place, else a line a game
+
     def progress(done, total, points):
-        print(f"\r{done}/{total} games, {args.a} {points:g} points", end="", file=sys.stderr,
+        line = f"{done}/{total} games, {args.a}: {points:g} of {done} points"
+        print("\r" + line if live else line, end="" if live else "\n", file=sys.stderr,
               flush=True)
 
     result = duel(args.spec, args.a, args.b, args.games, seed=args.seed, jobs=args.jobs,
                   progress=progress)
-    print(file=sys.stderr)
+    if live:
+        print(file=sys.stderr)
     low, high = result["interval"]
     print(f"{result['spec']}: {args.a} vs {args.b}: {result['points']:g}/{result['games']} "
           f"= {100 * result['rate']:.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%), "
@@ -417,8 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
     duel.add_argument("spec", help="game spec, e.g. 'carteso(size=9)'")
     duel.add_argument("a", help="agent A, e.g. 'mcts(time=1)'")
     duel.add_argument("b", help="agent B, e.g. random")
-    duel.add_argument("--games", type=int, default=20)
-    duel.add_argument("--seed", type=int, default=1)
+    duel.add_argument("--games", type=int, default=20, help="games to play (default 20)")
+    duel.add_argument("--seed", type=int, default=1, help="seed of the first game; game i "
+                      "uses seed+i (default 1)")
     _agents_from(duel)
     duel.add_argument("--jobs", type=int, default=1, help="games played in parallel")
     match = sub.add_parser("match", help="agents or engines against each other, seats "

@@ -7,6 +7,7 @@ parameters so that tests can drive it.
 from __future__ import annotations
 
 import sys
+import traceback
 
 from .core.errors import BoardlabError
 from .core.game import RESIGN, SIMULTANEOUS, Game, State
@@ -31,6 +32,7 @@ class TerminalGame:
         self.game = game
         self.agents = agents
         self.hint = hint
+        self.failure: str | None = None      # what stopped the game, if an agent failed
         self.seed = seed
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
@@ -87,20 +89,29 @@ class TerminalGame:
             if self.state.is_terminal():
                 return self.state
             if seat in self.agents:
-                self.agent_turn(seat)
+                if not self.agent_turn(seat):
+                    return self.state
             elif not self.human_turn(seat):
                 return self.state
 
-    def agent_turn(self, seat: int) -> None:
+    def agent_turn(self, seat: int) -> bool:
+        """Let the agent move; False (the game stops) when it fails."""
         agent = self.agents[seat]
-        action = agent.act(self.state.view(seat))
         secret = self.state.current_player() == SIMULTANEOUS
-        self.state.apply(action, seat=seat)
+        try:
+            action = agent.act(self.state.view(seat))
+            self.state.apply(action, seat=seat)
+        except Exception as error:          # its own bug, a broken engine, an illegal move
+            self.failure = f"{agent.label} ({self.game.seat_names[seat]}) failed: " \
+                           f"{_describe(error)}"
+            self.say(self.failure + "\ngame left unfinished")
+            return False
         seen = self.state.view(self.viewer)["history"][-1] if "history" in \
             self.state.view(self.viewer) else self.state.action_to_string(action)
         text = "has chosen (revealed with the others)" if secret else \
             f"plays {seen.partition(':')[2] or seen}"
-        self.say(f"{agent.name} ({self.game.seat_names[seat]}) {text}")
+        self.say(f"{agent.label} ({self.game.seat_names[seat]}) {text}")
+        return True
 
     def human_turn(self, seat: int) -> bool:
         """Read commands until a move is made; False when the player quits."""
@@ -188,7 +199,7 @@ class TerminalGame:
         if save_path is None and ask:
             save_path = self.ask("save the record? file name (empty to skip): ")
         if save_path:
-            players = [self.agents[s].name if s in self.agents else "human"
+            players = [self.agents[s].label if s in self.agents else "human"
                        for s in range(self.game.num_seats)]
             try:
                 save(save_path, state, players=players, seed=self.seed)
@@ -196,6 +207,17 @@ class TerminalGame:
                 self.say(f"could not save: {error}")
             else:
                 self.say(f"record saved to {save_path}")
+
+
+def _describe(error: Exception) -> str:
+    """One line on an agent's failure: the message, and where Python code raised it."""
+    if isinstance(error, BoardlabError):
+        return str(error)
+    text = "".join(traceback.format_exception_only(type(error), error)).strip()
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        text += f" (at {frames[-1].filename}, line {frames[-1].lineno}, in {frames[-1].name})"
+    return text
 
 
 def _replay_entry(state: State, entry: int) -> int:

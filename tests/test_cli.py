@@ -1,11 +1,20 @@
 """The boardlab command: replay, play driven through stdin, bad input."""
+import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import boardlab
+from boardlab.agents import Agent, make_agent
 from boardlab.cli import main
+from boardlab.core.errors import SpecError
+from boardlab.core.options import Option, parse_spec
+from boardlab.terminal import TerminalGame
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args, stdin=""):
@@ -172,4 +181,52 @@ def test_play_against_a_chosen_level_in_every_game(name):
                              "2", "--no-save", "--no-colour", stdin="quit\n")
         assert code == 0, err
         outputs.append(out)
-    assert any("mcts (" in out and ") plays" in out for out in outputs)
+    assert any("mcts(level=3) (" in out and ") plays" in out for out in outputs)
+
+
+class _Failing(Agent):
+    """An agent of one's own with a bug (or one that answers an illegal action)."""
+    name = "failing"
+    declared_options = (Option("bug", str, "raise", "raise or illegal"),)
+
+    def act(self, view, budget=None):
+        if self.options["bug"] == "raise":
+            return view["no such key"]
+        return -5
+
+
+@pytest.mark.parametrize("bug, words", [
+    ("raise", ["KeyError: 'no such key'", "test_cli.py", "in act"]),
+    ("illegal", ["illegal move '-5'"])])
+def test_a_failing_agent_stops_the_terminal_game_with_its_name_and_changes_nothing(bug,
+                                                                                  words):
+    game = boardlab.make("carteso(size=4)")
+    agent = _Failing(game, 0, bug=bug)
+    out = io.StringIO()
+    session = TerminalGame(game, {0: agent}, seed=1, inp=io.StringIO(""), out=out,
+                           colour=False)
+    state = session.run()
+    assert state.history == [] and state.current_player() == 0        # nothing applied
+    assert session.failure.startswith("failing (vertical) failed: ")
+    assert all(word in session.failure for word in words), session.failure
+    assert "game left unfinished" in out.getvalue()
+
+
+def test_a_crashing_engine_in_play_exits_nonzero_and_suggests_its_log():
+    engine = f"engine(cmd={sys.executable} {ROOT / 'tests/engines/bad_engine.py'} crash)"
+    code, out, err = run("play", "carteso", "--size", "4", "--vs", engine, "--seat", "1",
+                         "--no-save", "--no-colour", stdin="Bd4\nquit\n")   # it crashes on
+    assert code == 1, err                                                   # its 2nd move
+    assert f"{engine} (vertical) failed: crash: exited with code 3 (engine(log=FILE) " \
+           "keeps its stderr)" in out
+
+
+def test_an_agent_is_named_by_the_spec_it_was_made_from():
+    game = boardlab.make("carteso(size=4)")
+    assert make_agent(" mcts(level=1) ", game, 0).label == "mcts(level=1)"
+    assert _Failing(game, 0).label == "failing"                # made directly: its name
+
+
+def test_a_stray_comma_in_a_spec_is_named():
+    with pytest.raises(SpecError, match="a stray comma after 'time=1'"):
+        parse_spec("mcts(time=1,,c=1)")

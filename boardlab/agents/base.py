@@ -38,6 +38,13 @@ class Agent:
         self.options = resolve(self.declared_options, options, f"agent {self.name!r}")
         self.rng = random.Random(seed)
 
+    spec = ""          # the spec it was made from, when make_agent made it
+
+    @property
+    def label(self) -> str:
+        """How to name this agent to a person: its spec, else its name."""
+        return self.spec or self.name
+
     def act(self, view: dict, budget: dict | None = None) -> int:
         raise NotImplementedError
 
@@ -77,11 +84,13 @@ def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Age
         raise OptionError(f"agent {name!r}: {reserved[0]!r} is not an agent option; the "
                           f"runner sets an agent's game, seat and seed (e.g. --seed)")
     try:
-        return _AGENTS[name](game, seat, seed=seed, **raw)
+        agent = _AGENTS[name](game, seat, seed=seed, **raw)
     except OptionError as error:
         if str(error).startswith(f"agent {name!r}"):
             raise
         raise OptionError(f"agent {name!r}: {error}") from None
+    agent.spec = spec.strip()
+    return agent
 
 
 # Agents of your own -----------------------------------------------------------------
@@ -130,7 +139,7 @@ def _import(key: str, shown: str) -> None:
                 del sys.modules[name]
                 raise
         else:
-            importlib.import_module(key)
+            _import_module(key)
     except BoardlabError:
         raise
     except Exception as error:
@@ -138,5 +147,21 @@ def _import(key: str, shown: str) -> None:
         line = f" (line {where.lineno})" if where.filename == key else ""
         if isinstance(error, SyntaxError):
             line = f" (line {error.lineno})"
+        hint = "; give a file as FILE.py, or a module importable from the current folder" \
+            if isinstance(error, ModuleNotFoundError) and error.name == key.split(".")[0] \
+            else ""
         raise BoardlabError(f"cannot load agents from {shown}{line}: "
-                            f"{type(error).__name__}: {error}") from None
+                            f"{type(error).__name__}: {error}{hint}") from None
+
+
+def _import_module(name: str) -> None:
+    """Import a module by name, looking in the current folder first (as ``python -m``)."""
+    here = os.getcwd()
+    added = here not in sys.path
+    if added:
+        sys.path.insert(0, here)
+    try:
+        importlib.import_module(name)
+    finally:
+        if added:
+            sys.path.remove(here)

@@ -223,7 +223,8 @@ class EngineProcess:
             code = self.proc.wait(timeout=1)
         except subprocess.TimeoutExpired:
             return "closed its output"
-        return f"exited with code {code}" if code >= 0 else f"killed by signal {-code}"
+        text = f"exited with code {code}" if code >= 0 else f"killed by signal {-code}"
+        return text if self.log else text + " (engine(log=FILE) keeps its stderr)"
 
     def _log(self, text: str) -> None:
         if self.log:

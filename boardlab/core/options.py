@@ -143,6 +143,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             raise SpecError(f"bad spec {spec!r}: {part.strip()!r} is not key=value")
         if key in raw:
             raise SpecError(f"bad spec {spec!r}: option {key!r} given twice")
+        if value.rstrip().endswith(","):
+            raise SpecError(f"bad spec {spec!r}: a stray comma after {part.strip()[:-1]!r}")
         raw[key] = value.strip()
     return name, raw
 
