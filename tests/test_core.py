@@ -4,6 +4,7 @@ import json
 import pytest
 
 import boardlab
+from boardlab.core.errors import SpecError
 from boardlab.core.options import parse_spec
 
 
@@ -48,6 +49,9 @@ def test_parse_spec():
     assert parse_spec("Carteso( size = 9 , komi=7.5 )") == ("carteso", {"size": "9",
                                                                        "komi": "7.5"})
     assert parse_spec("rumbo") == ("rumbo", {})
+    assert parse_spec("MCTS(TIME=1,C=2)") == ("mcts", {"time": "1", "c": "2"})  # any case
+    with pytest.raises(SpecError, match="option 'time' given twice"):
+        parse_spec("mcts(time=1,Time=2)")
 
 
 def test_games_declare_their_options():

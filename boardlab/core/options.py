@@ -138,7 +138,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if not part.strip():
             continue
         key, sep, value = part.partition("=")
-        key = key.strip()
+        key = key.strip().lower()                 # like the name: TIME=1 is time=1
         if not sep or not key:
             raise SpecError(f"bad spec {spec!r}: {part.strip()!r} is not key=value")
         if key in raw:
