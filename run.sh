@@ -4,7 +4,7 @@
 # Otherwise the arguments go to the boardlab command, e.g.  ./run.sh play rumbo --size 7
 # Paths in the arguments (--save, --agents-from, records) are relative to where you are.
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
+here="$(CDPATH= cd -- "$(dirname -- "$0")" >/dev/null && pwd)"
 bash "$here/scripts/setup-env.sh"
 if [ $# -eq 0 ]; then
   set -- play carteso --size 9 --vs random

@@ -7,9 +7,10 @@ parameters so that tests can drive it.
 from __future__ import annotations
 
 import sys
+import sysconfig
 import traceback
 
-from .core.errors import BoardlabError
+from .core.errors import BoardlabError, IllegalMoveError
 from .core.game import RESIGN, SIMULTANEOUS, Game, State
 from .core.record import save
 
@@ -98,20 +99,29 @@ class TerminalGame:
         """Let the agent move; False (the game stops) when it fails."""
         agent = self.agents[seat]
         secret = self.state.current_player() == SIMULTANEOUS
+        view = self.state.view(seat)
         try:
-            action = agent.act(self.state.view(seat))
-            self.state.apply(action, seat=seat)
-        except Exception as error:          # its own bug, a broken engine, an illegal move
-            self.failure = f"{agent.label} ({self.game.seat_names[seat]}) failed: " \
-                           f"{_describe(error)}"
-            self.say(self.failure + "\ngame left unfinished")
-            return False
+            action = agent.act(view)              # its own bug, or a broken engine
+        except Exception as error:
+            return self._agent_failed(seat, error)
+        try:
+            self.state.apply(action, seat=seat)   # nothing is applied when it is illegal
+        except IllegalMoveError as error:
+            return self._agent_failed(seat, error)
         seen = self.state.view(self.viewer)["history"][-1] if "history" in \
             self.state.view(self.viewer) else self.state.action_to_string(action)
         text = "has chosen (revealed with the others)" if secret else \
             f"plays {seen.partition(':')[2] or seen}"
-        self.say(f"{agent.label} ({self.game.seat_names[seat]}) {text}")
+        self.say(f"{agent.spec or agent.name} ({self.game.seat_names[seat]}) {text}")
         return True
+
+    def _agent_failed(self, seat: int, error: Exception) -> bool:
+        """Say which agent failed and how; the game stops (False)."""
+        agent = self.agents[seat]
+        self.failure = f"{agent.spec or agent.name} ({self.game.seat_names[seat]}) failed: " \
+                       f"{_describe(error)}"
+        self.say(self.failure + "\ngame left unfinished")
+        return False
 
     def human_turn(self, seat: int) -> bool:
         """Read commands until a move is made; False when the player quits."""
@@ -163,9 +173,12 @@ class TerminalGame:
         agent = self.hint(seat, len(self.state.history))
         try:
             action = agent.act(self.state.view(seat))
+            text = self.state.action_to_string(action)
+        except Exception as error:               # a broken hint agent costs only the hint
+            text = f"none ({agent.spec or agent.name} failed: {_describe(error)})"
         finally:
             agent.close()                        # an engine used for hints stops here
-        self.say(f"hint: {self.state.action_to_string(action)}")
+        self.say(f"hint: {text}")
 
     def undo(self) -> bool:
         """Take back moves until it is again a human's turn, one human move at least."""
@@ -199,7 +212,8 @@ class TerminalGame:
         if save_path is None and ask:
             save_path = self.ask("save the record? file name (empty to skip): ")
         if save_path:
-            players = [self.agents[s].label if s in self.agents else "human"
+            players = [self.agents[s].spec or self.agents[s].name if s in self.agents
+                       else "human"
                        for s in range(self.game.num_seats)]
             try:
                 save(save_path, state, players=players, seed=self.seed)
@@ -214,7 +228,9 @@ def _describe(error: Exception) -> str:
     if isinstance(error, BoardlabError):
         return str(error)
     text = "".join(traceback.format_exception_only(type(error), error)).strip()
-    frames = traceback.extract_tb(error.__traceback__)
+    libraries = tuple(sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib"))
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith(libraries)]       # the agent's code, not numpy's
     if frames:
         text += f" (at {frames[-1].filename}, line {frames[-1].lineno}, in {frames[-1].name})"
     return text

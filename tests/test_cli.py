@@ -221,12 +221,23 @@ def test_a_crashing_engine_in_play_exits_nonzero_and_suggests_its_log():
            "keeps its stderr)" in out
 
 
-def test_an_agent_is_named_by_the_spec_it_was_made_from():
+def test_an_agent_keeps_the_spec_it_was_made_from():
     game = boardlab.make("carteso(size=4)")
-    assert make_agent(" mcts(level=1) ", game, 0).label == "mcts(level=1)"
-    assert _Failing(game, 0).label == "failing"                # made directly: its name
+    assert make_agent(" mcts(level=1) ", game, 0).spec == "mcts(level=1)"
+    assert _Failing(game, 0).spec == ""                        # made directly
+
+
+def test_a_failing_hint_agent_costs_only_the_hint():
+    game = boardlab.make("carteso(size=4)")
+    out = io.StringIO()
+    session = TerminalGame(game, {}, seed=1, inp=io.StringIO("hint\nBa1\nquit\n"), out=out,
+                           colour=False, hint=lambda seat, seed: _Failing(game, seat))
+    state = session.run()
+    assert "hint: none (failing failed: KeyError: 'no such key' (at " in out.getvalue()
+    assert len(state.history) == 1 and session.failure is None   # the game went on
 
 
 def test_a_stray_comma_in_a_spec_is_named():
     with pytest.raises(SpecError, match="a stray comma after 'time=1'"):
-        parse_spec("mcts(time=1,,c=1)")
+        parse_spec("mcts(time=1 , ,c=1)")
+    assert parse_spec("engine(cmd=bot --sep ,)")[1] == {"cmd": "bot --sep ,"}  # a last value

@@ -38,12 +38,7 @@ class Agent:
         self.options = resolve(self.declared_options, options, f"agent {self.name!r}")
         self.rng = random.Random(seed)
 
-    spec = ""          # the spec it was made from, when make_agent made it
-
-    @property
-    def label(self) -> str:
-        """How to name this agent to a person: its spec, else its name."""
-        return self.spec or self.name
+    spec = ""    # the spec string it was made from (make_agent sets it unless already set)
 
     def act(self, view: dict, budget: dict | None = None) -> int:
         raise NotImplementedError
@@ -89,7 +84,8 @@ def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Age
         if str(error).startswith(f"agent {name!r}"):
             raise
         raise OptionError(f"agent {name!r}: {error}") from None
-    agent.spec = spec.strip()
+    if not agent.spec:
+        agent.spec = spec.strip()
     return agent
 
 
@@ -139,7 +135,7 @@ def _import(key: str, shown: str) -> None:
                 del sys.modules[name]
                 raise
         else:
-            _import_module(key)
+            importlib.import_module(key)
     except BoardlabError:
         raise
     except Exception as error:
@@ -147,21 +143,8 @@ def _import(key: str, shown: str) -> None:
         line = f" (line {where.lineno})" if where.filename == key else ""
         if isinstance(error, SyntaxError):
             line = f" (line {error.lineno})"
-        hint = "; give a file as FILE.py, or a module importable from the current folder" \
-            if isinstance(error, ModuleNotFoundError) and error.name == key.split(".")[0] \
-            else ""
+        hint = " (a module is looked for on Python's path, not in the current folder: " \
+            "give a file as FILE.py)" if isinstance(error, ModuleNotFoundError) and \
+            error.name == key.split(".")[0] else ""
         raise BoardlabError(f"cannot load agents from {shown}{line}: "
                             f"{type(error).__name__}: {error}{hint}") from None
-
-
-def _import_module(name: str) -> None:
-    """Import a module by name, looking in the current folder first (as ``python -m``)."""
-    here = os.getcwd()
-    added = here not in sys.path
-    if added:
-        sys.path.insert(0, here)
-    try:
-        importlib.import_module(name)
-    finally:
-        if added:
-            sys.path.remove(here)

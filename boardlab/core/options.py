@@ -134,7 +134,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         raise SpecError(f"bad spec {spec!r}: expected NAME or NAME(key=value,...)")
     name, body = match.group(1).lower(), match.group(2)
     raw: dict = {}
-    for part in _OPTION_SPLIT.split(body or ""):
+    parts = _OPTION_SPLIT.split(body or "")
+    for index, part in enumerate(parts):
         if not part.strip():
             continue
         key, sep, value = part.partition("=")
@@ -143,8 +144,9 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             raise SpecError(f"bad spec {spec!r}: {part.strip()!r} is not key=value")
         if key in raw:
             raise SpecError(f"bad spec {spec!r}: option {key!r} given twice")
-        if value.rstrip().endswith(","):
-            raise SpecError(f"bad spec {spec!r}: a stray comma after {part.strip()[:-1]!r}")
+        if value.rstrip().endswith(",") and index < len(parts) - 1:     # time=1,,c=1
+            raise SpecError(f"bad spec {spec!r}: a stray comma after "
+                            f"{part.strip()[:-1].rstrip()!r}")
         raw[key] = value.strip()
     return name, raw
 
