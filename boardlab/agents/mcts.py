@@ -123,7 +123,8 @@ class MCTS(Agent):
     declared_options = (
         Option("time", float, 0.0, "seconds per move (0: no time limit)", minimum=0),
         Option("iterations", int, 1000, "simulations per move (0: no cap if a time limit "
-               "applies, from the spec or --move-time, else 1000; a time alone: no cap)", minimum=0),
+               "applies, from the spec or --move-time, else 1000; a time alone: no cap)",
+               minimum=0),
         Option("c", float, 1.4, "exploration constant of UCB", minimum=0),
         Option("evaluator", str, "rollout", "how a new leaf is valued: rollout (random play "
                "through the game's kernel) or heuristic (the game's quick estimate)",
