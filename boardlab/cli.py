@@ -255,38 +255,12 @@ def _sprt(text: str):
 
 
 def cmd_tournament(args) -> int:
-    from datetime import datetime
-
     from .arena.live import LiveBoard, standings_text
-    from .arena.schedule import parse_participants, sides_of
-    from .arena.storage import Store
-    from .arena.tournament import Tournament, ratings_kind, tournament_config
+    from .arena.schedule import sides_of
+    from .arena.tournament import ratings_kind
 
     _check_runner_args(args)
-    if args.resume:
-        given = [flag for flag, value in (("a game", args.spec), ("agents", args.agents),
-                                          ("--format", args.format), ("--rounds", args.rounds),
-                                          ("--seed", args.seed), ("--max-actions",
-                                                                  args.max_actions),
-                                          ("--move-time", args.move_time),
-                                          ("--game-time", args.game_time),
-                                          ("--increment", args.increment)) if value not in (None, [])]
-        if given:
-            raise BoardlabError(f"--resume takes the whole configuration from the database: "
-                                f"do not give {', '.join(given)}")
-        store = Store(args.db, create=False)          # checked first: bad input makes no file
-        tournament = Tournament.resume(store, args.resume)
-    else:
-        if not args.spec or len(args.agents) < 2:
-            raise BoardlabError("give a game spec and at least two agents, or --resume NAME")
-        participants = parse_participants(args.agents)
-        config = tournament_config(args.spec, participants, args.format or "round-robin",
-                                   args.rounds or 1, 1 if args.seed is None else args.seed,
-                                   _time_control(args), args.max_actions)
-        name = args.name or f"{make(args.spec).name}-{args.format or 'round-robin'}-" \
-            f"{datetime.now():%Y%m%d-%H%M%S}"
-        store = Store(args.db)
-        tournament = Tournament(store, name, config)
+    store, tournament = _resumed_tournament(args) if args.resume else _new_tournament(args)
     game, name = tournament.game, tournament.name
     sides, kind = len(sides_of(game)), ratings_kind(game)
     print(f"tournament {name!r}: {game.spec}, {len(tournament.games)} games, "
@@ -302,6 +276,43 @@ def cmd_tournament(args) -> int:
     print(standings_text(standings, sides, kind), end="")
     _plot(standings, kind, args.plot or f"{name}.png", f"{name}: {game.spec}")
     return 0
+
+
+def _resumed_tournament(args):
+    """The store and the tournament ``--resume NAME`` continues (no other settings)."""
+    from .arena.storage import Store
+    from .arena.tournament import Tournament
+
+    settings = (("a game", args.spec), ("agents", args.agents), ("--format", args.format),
+                ("--rounds", args.rounds), ("--seed", args.seed),
+                ("--max-actions", args.max_actions), ("--move-time", args.move_time),
+                ("--game-time", args.game_time), ("--increment", args.increment))
+    given = [flag for flag, value in settings if value not in (None, [])]
+    if given:
+        raise BoardlabError(f"--resume takes the whole configuration from the database: "
+                            f"do not give {', '.join(given)}")
+    store = Store(args.db, create=False)          # checked first: bad input makes no file
+    return store, Tournament.resume(store, args.resume)
+
+
+def _new_tournament(args):
+    """The store and a new tournament from the command line (checked before any file)."""
+    from datetime import datetime
+
+    from .arena.schedule import parse_participants
+    from .arena.storage import Store
+    from .arena.tournament import Tournament, tournament_config
+
+    if not args.spec or len(args.agents) < 2:
+        raise BoardlabError("give a game spec and at least two agents, or --resume NAME")
+    config = tournament_config(args.spec, parse_participants(args.agents),
+                               args.format or "round-robin", args.rounds or 1,
+                               1 if args.seed is None else args.seed, _time_control(args),
+                               args.max_actions)
+    name = args.name or f"{make(args.spec).name}-{args.format or 'round-robin'}-" \
+        f"{datetime.now():%Y%m%d-%H%M%S}"
+    store = Store(args.db)
+    return store, Tournament(store, name, config)
 
 
 def cmd_standings(args) -> int:
