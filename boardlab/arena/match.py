@@ -130,10 +130,8 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
     rows, stopped, total = [], "", len(tasks)
     with _holding(out_dir) if out_dir and play else nullcontext():
         if resume or not play:            # read under the hold: no match adds records now
-            done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
-            rows = [_store_row(game, task, done[task["index"]], None)
-                    for task in tasks if done[task["index"]] is not None]
-            tasks = [task for task in tasks if done[task["index"]] is None] if play else []
+            rows, tasks = _already_played(game, tasks, out_dir)
+            tasks = tasks if play else []
         for task, result in execute(tasks, jobs, ray_address):
             row = _store_row(game, task, result, out_dir)
             rows.append(row)
@@ -146,6 +144,14 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
                 break
     rows.sort(key=lambda r: r.idx)
     return MatchOutcome(rows, standings(game, names, rows), stopped)
+
+
+def _already_played(game, tasks: list[dict], out_dir: str) -> tuple[list, list[dict]]:
+    """The rows of the games whose records ``out_dir`` holds, and the tasks still to play."""
+    done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
+    rows = [_store_row(game, task, done[task["index"]], None)
+            for task in tasks if done[task["index"]] is not None]
+    return rows, [task for task in tasks if done[task["index"]] is None]
 
 
 def _check_folder(out_dir: str | None, resume: bool, play: bool) -> None:
