@@ -168,6 +168,9 @@ def cmd_duel(args) -> int:
     print(f"{result['spec']}: {args.a} vs {args.b}: {result['points']:g}/{result['games']} "
           f"= {100 * result['rate']:.1f}% (95% interval {100 * low:.1f}-{100 * high:.1f}%), "
           f"{result['mean_actions']:.0f} actions a game")
+    for agent, (count, reason) in zip((args.a, args.b), result["forfeits"]):
+        if count:
+            print(f"{agent} forfeited {count} game(s); the first: {reason}")
     return 0
 
 

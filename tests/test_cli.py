@@ -241,3 +241,16 @@ def test_a_stray_comma_in_a_spec_is_named():
     with pytest.raises(SpecError, match="a stray comma after 'time=1'"):
         parse_spec("mcts(time=1 , ,c=1)")
     assert parse_spec("engine(cmd=bot --sep ,)")[1] == {"cmd": "bot --sep ,"}  # a last value
+
+
+def test_duel_says_who_forfeited_and_why(tmp_path):
+    agents = tmp_path / "crashing_agents.py"
+    agents.write_text("from boardlab.agents import Agent, register_agent\n\n@register_agent\n"
+                      "class Crashing(Agent):\n    name = 'crashing'\n"
+                      "    def act(self, view, budget=None):\n        return view['nope']\n")
+    code, out, err = run("duel", "carteso(size=4)", "crashing", "random", "--games", "2",
+                         "--agents-from", str(agents))
+    assert code == 0, err
+    assert "crashing vs random: 0/2 = 0.0%" in out
+    assert "crashing forfeited 2 game(s); the first: crash: KeyError: 'nope'" in out
+    assert "random forfeited" not in out

@@ -44,14 +44,17 @@ def _sides(game, a_first: bool):
 
 
 def _one(args):
+    """A's score in one game of a duel, its length, and its forfeit (side 0 or 1, why)."""
     spec, a, b, seed, index = args
     game = make(spec)
     sides = _sides(game, index % 2 == 0)
-    returns, actions = play_game(spec, [a if side == 0 else b for side in sides], seed)
-    mine = [r for r, side in zip(returns, sides) if side == 0]
-    theirs = [r for r, side in zip(returns, sides) if side == 1]
+    result = run_game(spec, [a if side == 0 else b for side in sides], seed)
+    mine = [r for r, side in zip(result.returns, sides) if side == 0]
+    theirs = [r for r, side in zip(result.returns, sides) if side == 1]
     score = 0.5 if max(mine) == max(theirs) else 1.0 if max(mine) > max(theirs) else 0.0
-    return score, actions
+    forfeit = result.forfeit and (sides[game.seat_names.index(result.forfeit["seat"])],
+                                  f"{result.forfeit['kind']}: {result.forfeit['reason']}")
+    return score, result.actions, forfeit
 
 
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -68,7 +71,9 @@ def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, 
 def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, progress=None):
     """Agent A against agent B over ``games`` games, seats alternating.
 
-    Returns a dict with A's points (win 1, draw 0.5), rate, interval and mean length.
+    Returns a dict with A's points (win 1, draw 0.5), rate, interval, mean length and
+    ``forfeits``: per side (A, B), the games lost by a crash, a timeout or an illegal
+    action, with the first reason.
     """
     _sides(make(spec), True)                     # two sides, or a clear error now
     tasks = [(spec, a, b, seed + i, i) for i in range(games)]
@@ -89,7 +94,14 @@ def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, pr
     low, high = wilson_interval(points, games)
     return {"spec": spec, "a": a, "b": b, "games": games, "points": points,
             "rate": points / games if games else 0.0, "interval": (low, high),
-            "mean_actions": sum(r[1] for r in results) / max(1, games)}
+            "mean_actions": sum(r[1] for r in results) / max(1, games),
+            "forfeits": [_forfeits_of(results, side) for side in (0, 1)]}
+
+
+def _forfeits_of(results, side: int) -> tuple[int, str]:
+    """How many games ``side`` forfeited, and why the first one was."""
+    reasons = [r[2][1] for r in results if r[2] and r[2][0] == side]
+    return len(reasons), reasons[0] if reasons else ""
 
 
 @dataclass
