@@ -266,7 +266,8 @@ class MCTS(Agent):
 
 @register_agent
 class ISMCTS(MCTS):
-    """Single-observer information-set MCTS: a new determinization every iteration.
+    """Single-observer information-set MCTS: every simulation runs on a determinization,
+    a new one where the game deals one cheaply, else one of a cycled pool (``Sampler``).
 
     The tree is not kept between moves by default: its statistics were
     gathered on samples that later moves may have ruled out (measured: with
