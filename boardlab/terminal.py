@@ -112,13 +112,13 @@ class TerminalGame:
             self.state.view(self.viewer) else self.state.action_to_string(action)
         text = "has chosen (revealed with the others)" if secret else \
             f"plays {seen.partition(':')[2] or seen}"
-        self.say(f"{agent.spec or agent.name} ({self.game.seat_names[seat]}) {text}")
+        self.say(f"{_label(agent)} ({self.game.seat_names[seat]}) {text}")
         return True
 
     def _agent_failed(self, seat: int, error: Exception) -> bool:
         """Say which agent failed and how; the game stops (False)."""
         agent = self.agents[seat]
-        self.failure = f"{agent.spec or agent.name} ({self.game.seat_names[seat]}) failed: " \
+        self.failure = f"{_label(agent)} ({self.game.seat_names[seat]}) failed: " \
                        f"{_describe(error)}"
         self.say(self.failure + "\ngame left unfinished")
         return False
@@ -175,7 +175,7 @@ class TerminalGame:
             action = agent.act(self.state.view(seat))
             text = self.state.action_to_string(action)
         except Exception as error:               # a broken hint agent costs only the hint
-            text = f"none ({agent.spec or agent.name} failed: {_describe(error)})"
+            text = f"none ({_label(agent)} failed: {_describe(error)})"
         finally:
             agent.close()                        # an engine used for hints stops here
         self.say(f"hint: {text}")
@@ -212,8 +212,7 @@ class TerminalGame:
         if save_path is None and ask:
             save_path = self.ask("save the record? file name (empty to skip): ")
         if save_path:
-            players = [self.agents[s].spec or self.agents[s].name if s in self.agents
-                       else "human"
+            players = [_label(self.agents[s]) if s in self.agents else "human"
                        for s in range(self.game.num_seats)]
             try:
                 save(save_path, state, players=players, seed=self.seed)
@@ -221,6 +220,11 @@ class TerminalGame:
                 self.say(f"could not save: {error}")
             else:
                 self.say(f"record saved to {save_path}")
+
+
+def _label(agent) -> str:
+    """How the terminal names an agent: the spec it was made from, else its name."""
+    return agent.spec or agent.name
 
 
 def _describe(error: Exception) -> str:
