@@ -24,6 +24,7 @@ declare -A RUNS=(
   [cartagena-greedy]='cartagena|mcts(time=1)|greedy|911'
   [cartagena-ismcts]='cartagena|ismcts(time=0.2)|mcts(time=0.2)|920'
   [cartagena-ismcts-1s]='cartagena|ismcts(time=1)|mcts(time=1)|921'
+  [cartagena-ismcts-1s-b]='cartagena|ismcts(time=1)|mcts(time=1)|922'   # the same, fresh seeds
   [ctor8-random]='ctor(size=8)|mcts(time=1)|random|916'
   [ctor8-greedy]='ctor(size=8)|mcts(time=1)|greedy|917'
 )
