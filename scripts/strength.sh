@@ -7,6 +7,10 @@
 #                                     a run whose folder exists is resumed
 #   scripts/strength.sh report NAME   the summary of a run's records so far (plays nothing;
 #                                     fine while the run is playing)
+#   scripts/strength.sh save NAME     pack the run's records into results/strength/NAME.tar.gz,
+#                                     a file to commit: a run that a session could not finish
+#                                     is unpacked from it and resumed by the next one, and the
+#                                     figures in docs/agents.md can be checked against it
 #
 # Each run takes from ten minutes to a few hours on two cores; none is part of the tests.
 set -euo pipefail
@@ -36,17 +40,38 @@ if [ $# -eq 0 ] || [ "$1" = list ]; then
   exit 0
 fi
 mode=play
-if [ "$1" = report ]; then mode=report; shift; fi
+case "$1" in report|save) mode=$1; shift ;; esac
 for name in "$@"; do
   if [ -z "${RUNS[$name]:-}" ]; then
     echo "unknown run '$name' (scripts/strength.sh list shows them)" >&2
     exit 2
   fi
 done
-bash scripts/setup-env.sh
+ARCHIVE=${ARCHIVE:-results/strength}
 mkdir -p "$OUT"
+if [ "$mode" = save ]; then
+  mkdir -p "$ARCHIVE"
+  for name in "$@"; do
+    if ! ls "$OUT/$name"/game-*.json >/dev/null 2>&1; then
+      echo "no records in $OUT/$name to save" >&2
+      exit 1
+    fi
+    # records only (not the match's lock); sorted names and fixed metadata, so that the
+    # same records always pack into the same bytes
+    (cd "$OUT" && find "$name" -name 'game-*.json' | sort |
+      tar -c --no-recursion --owner=0 --group=0 --numeric-owner --mtime=@0 -T - |
+      gzip -n -9) > "$ARCHIVE/$name.tar.gz"
+    echo "$ARCHIVE/$name.tar.gz: $(ls "$OUT/$name"/game-*.json | wc -l) records" >&2
+  done
+  exit 0
+fi
+bash scripts/setup-env.sh
 for name in "$@"; do
   IFS='|' read -r spec a b seed <<<"${RUNS[$name]}"
+  if [ ! -d "$OUT/$name" ] && [ -f "$ARCHIVE/$name.tar.gz" ]; then
+    echo "== $name: unpacking the records saved in $ARCHIVE/$name.tar.gz" >&2
+    tar -xzf "$ARCHIVE/$name.tar.gz" -C "$OUT"
+  fi
   if [ "$mode" = report ]; then
     .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --seed "$seed" \
       --out "$OUT/$name" --report
