@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import find, find_at, flood, rng_below, rng_next, rng_seed
+from .kernels import find, find_at, flood, index_empties, rng_below, rng_next, rng_seed
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 VERTICAL, HORIZONTAL = 0, 1
@@ -480,7 +480,6 @@ def rebuild(buf, scratch, n, nbr):
     buf[M_SCORE_V] = 0
     buf[M_SCORE_H] = 0
     empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
-    ne = 0
     for x in range(P):
         parent[x] = x
         owner[x] = -1
@@ -489,17 +488,7 @@ def rebuild(buf, scratch, n, nbr):
         _arr(buf, A_MAXR, P)[x] = x // n
         _arr(buf, A_MINC, P)[x] = x % n
         _arr(buf, A_MAXC, P)[x] = x % n
-        if board[x] == EMPTY:
-            empty[ne] = x
-            epos[x] = ne
-            ne += 1
-    k = ne
-    for x in range(P):
-        if board[x] != EMPTY:
-            empty[k] = x
-            epos[x] = k
-            k += 1
-    buf[M_NEMPTY] = ne
+    buf[M_NEMPTY] = index_empties(board, empty, epos)
     for x in range(P):
         if board[x] == EMPTY:
             continue

@@ -51,6 +51,27 @@ def flood(nbr, board, a, b, start, stamp, mark, queue, qstart):
     return tail
 
 
+@njit(cache=True)
+def index_empties(board, empty, epos):
+    """List the empty points (value 0) of ``board`` first in ``empty``, the others after.
+
+    ``epos[x]`` becomes the index of ``x`` in ``empty``; returns how many are empty.
+    """
+    ne = 0
+    for x in range(board.shape[0]):
+        if board[x] == 0:
+            empty[ne] = x
+            epos[x] = ne
+            ne += 1
+    k = ne
+    for x in range(board.shape[0]):
+        if board[x] != 0:
+            empty[k] = x
+            epos[x] = k
+            k += 1
+    return ne
+
+
 @njit(cache=True, inline="always")
 def rng_seed(seed):
     """A non-zero 64-bit generator state from any integer seed (splitmix64)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import find, rng_below, rng_next, rng_seed
+from .kernels import find, index_empties, rng_below, rng_next, rng_seed
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 VERTICAL, HORIZONTAL = 0, 1
@@ -187,7 +187,6 @@ def rebuild(buf, n, nbr):
     empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
     buf[M_SCORE_V] = 0
     buf[M_SCORE_H] = 0
-    ne = 0
     for x in range(P):
         parent[x] = x
         size[x] = 1
@@ -195,17 +194,7 @@ def rebuild(buf, n, nbr):
         libs[x] = 0
         for c in (BLACK, WHITE):
             _arr(buf, A_COUNT + c - 1, P)[x] = 0
-        if board[x] == EMPTY:
-            empty[ne] = x
-            epos[x] = ne
-            ne += 1
-    k = ne
-    for x in range(P):
-        if board[x] != EMPTY:
-            empty[k] = x
-            epos[x] = k
-            k += 1
-    buf[M_NEMPTY] = ne
+    buf[M_NEMPTY] = index_empties(board, empty, epos)
     for x in range(P):
         for d in range(4):
             q = nbr[x, d]
