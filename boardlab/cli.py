@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import sys
@@ -129,6 +130,10 @@ def cmd_play(args, extra) -> int:
 def cmd_bench(args) -> int:
     from .bench import bench_api, bench_kernel, bench_search, default_specs
 
+    if args.runs < 1:
+        raise BoardlabError(f"--runs must be at least 1, not {args.runs}")
+    if not 0 < args.seconds < math.inf:
+        raise BoardlabError(f"--seconds must be a positive number, not {args.seconds:g}")
     specs = args.specs or default_specs()
     if args.search:
         print(f"{args.search} simulations per second from the initial position, one thread, "
@@ -153,6 +158,7 @@ def cmd_bench(args) -> int:
 def cmd_duel(args) -> int:
     from .arena import duel
 
+    _check_runner_args(args)
     live = sys.stderr.isatty()            # a line rewritten in place, else a line a game
 
     def progress(done, total, points):
@@ -425,8 +431,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("record")
     bench = sub.add_parser("bench", help="measure random playouts/s per game")
     bench.add_argument("specs", nargs="*", help="game specs (default: each game's set)")
-    bench.add_argument("--runs", type=int, default=5)
-    bench.add_argument("--seconds", type=float, default=1.0, help="length of one run")
+    bench.add_argument("--runs", type=int, default=5, help="runs per game; the median is "
+                       "printed (default 5)")
+    bench.add_argument("--seconds", type=float, default=1.0, help="length of one run in seconds (default 1)")
     bench.add_argument("--api", action="store_true", help="also time the Python protocol")
     bench.add_argument("--search", metavar="AGENT", help="measure a search agent's "
                        "simulations/s instead, e.g. --search mcts")

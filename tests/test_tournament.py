@@ -254,10 +254,15 @@ def test_match_sprt_stops_early(tmp_path, capsys):
     (["tournament", SMALL, "random", "greedy", "--seed", "-5"], "--seed must be between"),
     (["match", SMALL, "random", "random", "--sprt", "10,0"], "elo0 < elo1"),
     (["tournament", SMALL, "random"], "at least two agents"),
+    (["duel", SMALL, "random", "random", "--games", "0"], "--games must be at least 1"),
+    (["duel", SMALL, "random", "random", "--jobs", "0"], "--jobs must be at least 1"),
+    (["bench", SMALL, "--runs", "0"], "--runs must be at least 1"),
+    (["bench", SMALL, "--seconds", "0"], "--seconds must be a positive number"),
+    (["bench", SMALL, "--seconds", "nan"], "--seconds must be a positive number"),
 ])
 def test_bad_arena_commands_fail_clearly(argv, message, capsys, tmp_path):
-    assert main(argv + (["--out", str(tmp_path)] if argv[0] == "match" else
-                        ["--db", str(tmp_path / "x.db")])) == 2
+    extra = {"match": ["--out", str(tmp_path)], "tournament": ["--db", str(tmp_path / "x.db")]}
+    assert main(argv + extra.get(argv[0], [])) == 2
     assert message in capsys.readouterr().err
 
 
