@@ -554,7 +554,7 @@ def test_the_listing_has_every_agent_with_a_description():
             assert option.help
     names = {o.name for o in listed["mcts"].declared_options}
     assert {"time", "iterations", "c", "rollout_turns", "reuse", "level"} <= names
-    assert {o.name for o in listed["ismcts"].declared_options} == names | {"opponents", "worlds"}
+    assert {o.name for o in listed["ismcts"].declared_options} == names | {"opponents", "own", "worlds"}
 
 
 @pytest.mark.parametrize("spec, option", [("mcts(level=9)", "level"), ("mcts(c=-1)", "c"),
@@ -983,8 +983,31 @@ def test_informed_opponents_split_their_decisions_by_hand():
     assert len(hands) > 3                      # the opponent's hand differs between samples
     fused = make_agent("ismcts(iterations=400)", game, seat, seed=1)
     fused.act(state.view(seat))
-    assert not any(isinstance(key, tuple) and key[0] == "info"
-                   for child in fused.root.children.values() for key in child.children)
+    assert not any(_info_keys(child) for child in fused.root.children.values())
+
+
+def _info_keys(node):
+    return {key for key in node.children if isinstance(key, tuple) and key[0] == "info"}
+
+
+def test_own_split_gives_own_decisions_below_the_root_one_node_per_hand():
+    game = boardlab.make("cartagena")
+    state = game.new_initial_state(seed=6)
+    chooser = random.Random(6)
+    while len(state.legal_actions()) < 3:
+        state.apply(chooser.choice(state.legal_actions()))
+    seat = state.current_player()
+    agent = make_agent("ismcts(iterations=2000,own=split)", game, seat, seed=1)
+    agent.act(state.view(seat))
+    assert not _info_keys(agent.root)                 # the root's hand is known: no split
+    grandchildren = [grand for child in agent.root.children.values()
+                     for grand in child.children.values()]
+    own_nodes = [grand for grand in grandchildren if _info_keys(grand)]
+    assert own_nodes and max(len(_info_keys(n)) for n in own_nodes) > 1   # after a draw
+    fused = make_agent("ismcts(iterations=2000)", game, seat, seed=1)
+    fused.act(state.view(seat))
+    assert not any(_info_keys(grand) for child in fused.root.children.values()
+                   for grand in child.children.values())
 
 
 def _ctor_with_hidden_secrets():

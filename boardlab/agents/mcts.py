@@ -151,8 +151,7 @@ class MCTS(Agent):
                                                      self.options["rollout_turns"])
         self._set_limits(set(options))
         self.resample = self.resample and not game.perfect_information
-        self.split = self.resample and self.options.get("opponents", "") == "informed" and \
-            hasattr(game.new_initial_state(seed=0), "private_key")
+        self.split = self._split_seats(game) if self.resample else frozenset()
         self.root, self.root_history = None, None
         self.iterations_done = 0
 
@@ -219,6 +218,17 @@ class MCTS(Agent):
         limits.update(given)
         return limits["time"], limits["iterations"]
 
+    def _split_seats(self, game):
+        """The seats whose decisions get one statistic per private information (hand)."""
+        if not hasattr(game.new_initial_state(seed=0), "private_key"):
+            return frozenset()
+        seats = set()
+        if self.options.get("opponents") == "informed":
+            seats.update(set(range(game.num_seats)) - {self.seat})
+        if self.options.get("own") == "split":
+            seats.add(self.seat)
+        return frozenset(seats)
+
     def _root(self, view):
         history = view["history"]
         node = None
@@ -242,7 +252,7 @@ class MCTS(Agent):
             mover = _mover(state)
             if node is root and self.seat in state.acting_seats():
                 mover = self.seat                # several act at once: search for itself
-            if self.split and mover != self.seat:
+            if mover in self.split and (node is not root or mover != self.seat):
                 node = _info_node(node, state.private_key(mover))
             legal = state.legal_actions_for(mover)
             for action in legal:
@@ -283,6 +293,9 @@ class ISMCTS(MCTS):
         Option("opponents", str, "fused", "fused: one statistic per opponent decision over "
                "all samples; informed: opponents decide on their own private information "
                "(their hand), one statistic per hand they may hold", choices=("fused", "informed")),
+        Option("own", str, "fused", "fused: one statistic per own decision below the root over "
+               "all samples; split: one per hand the agent may hold there (its draws are "
+               "unknown until made)", choices=("fused", "split")),
         Option("worlds", int, 0, "determinizations per move: 0, a new one every simulation "
                "(where the game can deal one cheaply, else 64); K, the first K simulations "
                "sample them and later ones cycle through them", minimum=0),)
