@@ -968,35 +968,35 @@ def test_the_runner_plays_chance_moves_by_their_probability(monkeypatch):
     assert same[0] == same[1]
 
 
-def test_informed_opponents_split_their_decisions_by_hand():
+def _cartagena_with_a_choice():
+    """Cartagena a few moves in, where the player to move has at least three actions."""
     game = boardlab.make("cartagena")
     state = game.new_initial_state(seed=6)
     chooser = random.Random(6)
     while len(state.legal_actions()) < 3:
         state.apply(chooser.choice(state.legal_actions()))
-    seat = state.current_player()
+    return game, state, state.current_player()
+
+
+def _info_keys(node):
+    """The keys of ``node``'s children that split it by private information."""
+    return {key for key in node.children if isinstance(key, tuple) and key[0] == "info"}
+
+
+def test_informed_opponents_split_their_decisions_by_hand():
+    game, state, seat = _cartagena_with_a_choice()
     informed = make_agent("ismcts(iterations=400,opponents=informed)", game, seat, seed=1)
     assert informed.act(state.view(seat)) in state.legal_actions()
     below = [child for key, child in informed.root.children.items() if not isinstance(key, tuple)]
-    hands = {key for child in below for key in child.children
-             if isinstance(key, tuple) and key[0] == "info"}
+    hands = {key for child in below for key in _info_keys(child)}
     assert len(hands) > 3                      # the opponent's hand differs between samples
     fused = make_agent("ismcts(iterations=400)", game, seat, seed=1)
     fused.act(state.view(seat))
     assert not any(_info_keys(child) for child in fused.root.children.values())
 
 
-def _info_keys(node):
-    return {key for key in node.children if isinstance(key, tuple) and key[0] == "info"}
-
-
 def test_own_split_gives_own_decisions_below_the_root_one_node_per_hand():
-    game = boardlab.make("cartagena")
-    state = game.new_initial_state(seed=6)
-    chooser = random.Random(6)
-    while len(state.legal_actions()) < 3:
-        state.apply(chooser.choice(state.legal_actions()))
-    seat = state.current_player()
+    game, state, seat = _cartagena_with_a_choice()
     agent = make_agent("ismcts(iterations=2000,own=split)", game, seat, seed=1)
     agent.act(state.view(seat))
     assert not _info_keys(agent.root)                 # the root's hand is known: no split
