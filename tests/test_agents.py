@@ -554,7 +554,8 @@ def test_the_listing_has_every_agent_with_a_description():
             assert option.help
     names = {o.name for o in listed["mcts"].declared_options}
     assert {"time", "iterations", "c", "rollout_turns", "reuse", "level"} <= names
-    assert {o.name for o in listed["ismcts"].declared_options} == names | {"opponents", "own", "worlds"}
+    ismcts_names = names - {"determinizations"} | {"opponents", "own", "worlds"}
+    assert {o.name for o in listed["ismcts"].declared_options} == ismcts_names
 
 
 @pytest.mark.parametrize("spec, option", [("mcts(level=9)", "level"), ("mcts(c=-1)", "c"),
@@ -981,6 +982,22 @@ def _cartagena_with_a_choice():
 def _info_keys(node):
     """The keys of ``node``'s children that split it by private information."""
     return {key for key in node.children if isinstance(key, tuple) and key[0] == "info"}
+
+
+def test_determinizations_search_several_sampled_states_in_trees_of_their_own():
+    game, state, seat = _cartagena_with_a_choice()
+    view = state.view(seat)
+    agent = make_agent("mcts(iterations=400,determinizations=4,early_stop=false)", game, seat,
+                       seed=3)
+    assert agent.act(view) in view["legal_actions"]
+    assert [sum(e[0] for e in root.stats.values()) for root in agent.roots] == [100] * 4
+    worlds = agent._worlds(state_from_view(game, view, random.Random(1)), view)
+    other = 1 - seat
+    assert len({w.private_key(other) for w in worlds}) > 1      # the hidden hand differs
+    plain = make_agent("mcts(iterations=400,determinizations=4)", boardlab.make("rumbo(size=5)"),
+                       0, seed=3)
+    plain.act(boardlab.make("rumbo(size=5)").new_initial_state().view(0))
+    assert len(plain.roots) == 1                         # nothing hidden: one state, one tree
 
 
 def test_informed_opponents_split_their_decisions_by_hand():

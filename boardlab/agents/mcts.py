@@ -108,6 +108,21 @@ def _child(node, state, action, mover):
     return child
 
 
+def _pooled(roots, legal):
+    """``roots[0]``, or with several trees a node whose root statistics are their sums."""
+    if len(roots) == 1:
+        return roots[0]
+    pooled = Node()
+    for root in roots:
+        for action, (visits, value, available) in root.stats.items():
+            if action in legal:
+                entry = pooled.stats.setdefault(action, [0, 0.0, 0])
+                entry[0] += visits
+                entry[1] += value
+                entry[2] += available
+    return pooled
+
+
 def _mover(state):
     seats = state.acting_seats()
     return seats[0] if seats else None
@@ -138,6 +153,10 @@ class MCTS(Agent):
         Option("level", int, 0, "1 (weak) .. 5 (strong): 50 or 300 simulations, 0.3, 1 or "
                "3 s a move, instead of time/iterations (not with them); 0: no level",
                minimum=0, maximum=5),
+        Option("determinizations", int, 1, "with hidden information: how many sampled states "
+               "a move searches, each in its own tree, sharing the budget; the move with the "
+               "most simulations over all trees is played (1 where nothing is hidden)",
+               minimum=1),
     )
 
     def __init__(self, game, seat, seed=None, evaluator=None, **options):
@@ -152,8 +171,13 @@ class MCTS(Agent):
         self._set_limits(set(options))
         self.resample = self.resample and not game.perfect_information
         self.split = self._split_seats(game) if self.resample else frozenset()
-        self.root, self.root_history = None, None
+        self.roots, self.root_history = [], None
         self.iterations_done = 0
+
+    @property
+    def root(self):
+        """The tree of the last move (the first one, with several determinizations)."""
+        return self.roots[0] if self.roots else None
 
     # The move ------------------------------------------------------------------------
     def act(self, view: dict, budget: dict | None = None) -> int:
@@ -167,23 +191,25 @@ class MCTS(Agent):
             return action
         seconds, limit = self._limits(budget)
         deadline = called + seconds if seconds else None
-        root = self._root(view)
+        worlds = self._worlds(base, view)
+        roots = self._roots(view, len(worlds))
         sampler = Sampler(base, view, self.rng, self.options.get("worlds", 0)) \
             if self.resample else None
         done, start = 0, time.perf_counter()
         while True:
-            state = sampler.sample() if self.resample and done else base.clone()
-            self._iterate(root, state)
+            tree = done % len(worlds)
+            state = sampler.sample() if self.resample and done else worlds[tree].clone()
+            self._iterate(roots[tree], state)
             done += 1
             now = time.perf_counter() if deadline or done % CHECK_EVERY == 0 else 0.0
             if limit and done >= limit or deadline and now >= deadline:
                 break
             if done % CHECK_EVERY == 0 and self.options["early_stop"]:
                 left = _simulations_left(done, limit, start, now, deadline)
-                if settled(root, legal, left):
+                if settled(_pooled(roots, legal), legal, left):
                     break
         self.iterations_done = done
-        stats = {a: s for a, s in root.stats.items() if a in legal}
+        stats = {a: s for a, s in _pooled(roots, legal).stats.items() if a in legal}
         return max(stats, key=lambda a: (stats[a][0], stats[a][1])) if stats else \
             self.rng.choice(legal)
 
@@ -229,17 +255,29 @@ class MCTS(Agent):
             seats.add(self.seat)
         return frozenset(seats)
 
-    def _root(self, view):
-        history = view["history"]
-        node = None
-        if self.options["reuse"] and self.root is not None and \
-                history[:len(self.root_history)] == self.root_history:
-            node = self.root
-            for text in history[len(self.root_history):]:
-                node = node.children.get(("text", text)) if node else None
-        if node is None:
-            node = Node()
-        self.root, self.root_history = node, list(history)
+    def _worlds(self, base, view):
+        """The states this move searches: ``base`` and, with hidden information and
+        ``determinizations=K``, K-1 further samples of the view."""
+        count = self.options.get("determinizations", 1)
+        if self.resample or self.game.perfect_information or count == 1:
+            return [base]
+        return [base] + [state_from_view(self.game, view, self.rng) for _ in range(count - 1)]
+
+    def _roots(self, view, count):
+        """One root per searched state: the subtrees of the moves played since the last
+        move where ``reuse`` keeps them, else new ones."""
+        self.roots = [self._reused(root, view["history"]) or Node()
+                      for root in (self.roots + [None] * count)[:count]]
+        self.root_history = list(view["history"])
+        return self.roots
+
+    def _reused(self, node, history):
+        """``node``'s descendant along the moves played since, if reuse keeps it."""
+        if not self.options["reuse"] or node is None or \
+                history[:len(self.root_history)] != self.root_history:
+            return None
+        for text in history[len(self.root_history):]:
+            node = node.children.get(("text", text)) if node else None
         return node
 
     def _iterate(self, root, state):
@@ -289,7 +327,8 @@ class ISMCTS(MCTS):
                    "(a new one every simulation where dealing one is cheap, else 64 cycled)")
     resample = True
     declared_options = tuple(replace(o, default=False) if o.name == "reuse" else o
-                             for o in MCTS.declared_options) + (
+                             for o in MCTS.declared_options
+                             if o.name != "determinizations") + (
         Option("opponents", str, "fused", "fused: one statistic per opponent decision over "
                "all samples; informed: opponents decide on their own private information "
                "(their hand), one statistic per hand they may hold", choices=("fused", "informed")),
