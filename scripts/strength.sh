@@ -29,6 +29,7 @@ declare -A RUNS=(
   [cartagena-ismcts]='cartagena|ismcts(time=0.2)|mcts(time=0.2)|920'
   [cartagena-ismcts-1s]='cartagena|ismcts(time=1)|mcts(time=1)|921'
   [cartagena-ismcts-1s-b]='cartagena|ismcts(time=1)|mcts(time=1)|922'   # the same, fresh seeds
+  [cartagena-ismcts-det8]='cartagena|ismcts(time=0.2)|mcts(time=0.2,determinizations=8)|5401'
   [ctor8-random]='ctor(size=8)|mcts(time=1)|random|916'
   [ctor8-greedy]='ctor(size=8)|mcts(time=1)|greedy|917'
 )
