@@ -30,6 +30,9 @@ declare -A RUNS=(
   [cartagena-ismcts-1s]='cartagena|ismcts(time=1)|mcts(time=1)|921'
   [cartagena-ismcts-1s-b]='cartagena|ismcts(time=1)|mcts(time=1)|922'   # the same, fresh seeds
   [cartagena-ismcts-det8]='cartagena|ismcts(time=0.2)|mcts(time=0.2,determinizations=8)|5401'
+  [cartagena-ismcts-reuse-x]='cartagena|ismcts(time=0.2,reuse=true)|mcts(time=0.2)|5501'  # exploratory
+  [cartagena-ismcts-reuse]='cartagena|ismcts(time=0.2,reuse=true)|mcts(time=0.2)|924'    # confirms it
+  [cartagena-ismcts-reuse-1s]='cartagena|ismcts(time=1,reuse=true)|mcts(time=1)|925'
   [ctor8-random]='ctor(size=8)|mcts(time=1)|random|916'
   [ctor8-greedy]='ctor(size=8)|mcts(time=1)|greedy|917'
 )
