@@ -4,18 +4,48 @@ Actions are integers in ``range(game.num_actions)``; each has one text form
 (the notation) given by :meth:`State.action_to_string`. Seats are numbered
 from 0. ``current_player()`` is a seat, :data:`CHANCE`, :data:`TERMINAL` or
 :data:`SIMULTANEOUS`; in the last case ``acting_seats()`` lists the seats
-that still have to commit an action (``apply(action, seat=...)``), and each
-commit is kept in the history as ``num_actions * (seat + 1) + action``.
+that still have to commit an action (``apply(action, seat=...)``). The
+history is a list of :class:`Move` pairs ``(seat, action)``.
+
+Everything a front end, the arena or an adapter needs to know about a game is
+a declared fact on :class:`Game` with a default here (seats and teams, utility
+bounds, simultaneous moves, hidden information, the chance model, komi, the
+board description, a rules summary and a notation guide): nothing outside a
+game probes for features.
 """
 from __future__ import annotations
 
-from .errors import IllegalMoveError, NotationError
-from .options import Option, format_spec, resolve
+from typing import NamedTuple
+
+from .errors import BoardlabError, IllegalMoveError, NotationError
+from .options import FrozenOptions, Option, format_spec, resolve
 
 CHANCE = -1
 TERMINAL = -2
 RESIGN = -3  # history entry of a resignation (never in legal_actions)
 SIMULTANEOUS = -4  # current_player() when several seats act at once (see acting_seats)
+
+
+class Move(NamedTuple):
+    """One history entry: ``seat`` (or CHANCE) did ``action`` (or RESIGN)."""
+
+    seat: int
+    action: int
+
+
+class KomiFacts(NamedTuple):
+    """Where a game with komi keeps it, for the fair-komi finder.
+
+    ``option``: the option that sets the komi (in points, multiples of 0.5);
+    ``receiver``: the seat name credited with it; ``points``: the largest
+    score margin a game can end with (bounds the search); ``fixed_options``:
+    options the finder sets so that the komi is fixed (no bidding).
+    """
+
+    option: str
+    receiver: str
+    points: int
+    fixed_options: tuple[tuple[str, object], ...] = ()
 
 
 class Game:
@@ -25,12 +55,34 @@ class Game:
     title: str = ""
     description: str = ""
     declared_options: tuple[Option, ...] = ()
+
+    # Declared facts (class-level defaults; games override) ------------------
+    #: no seat ever lacks information another seat or the game has
     perfect_information: bool = True
+    #: several seats can have to act at once (current_player() == SIMULTANEOUS)
+    simultaneous: bool = False
+    #: "none"; "seeded": chance lives in the state, drawn from its seed (shuffles),
+    #: never as CHANCE nodes; "explicit": CHANCE nodes with chance_outcomes()
+    chance: str = "none"
+    #: determinize(view, seed) samples a full state consistent with any view
+    can_sample: bool = False
+    #: a sampled state can redeal(viewer, seed) the hidden part cheaply, in place
+    cheap_resample: bool = False
+    #: State.private_key(seat) tells apart what each seat alone holds (a hand)
+    private_hands: bool = False
+    #: (lowest, highest) return a seat can get
+    utility_bounds: tuple[float, float] = (-1.0, 1.0)
+    #: plain-text rules summary and notation guide (terminal ``help``, the web app)
+    rules_summary: str = ""
+    notation_guide: str = ""
+    #: the configurations ``boardlab bench`` measures by default
+    bench_specs: tuple[str, ...] = ()
 
     def __init__(self, **options):
         self.options = resolve(self.declared_options, options, self.name)
         self.given = frozenset(options)  # the options set explicitly
-        self.validate()
+        self.validate()                  # may normalise options (aliases)
+        self.options = FrozenOptions(self.options)
 
     def validate(self) -> None:
         """Check combinations of options; raise OptionError. Hook for subclasses."""
@@ -62,6 +114,84 @@ class Game:
     def new_initial_state(self, seed: int | None = None) -> "State":
         raise NotImplementedError
 
+    @property
+    def public_spec(self) -> str:
+        """The spec as every seat may see it (games with secret set-ups hide them)."""
+        return self.spec
+
+    # Seats and teams ----------------------------------------------------------
+    @property
+    def teams(self) -> tuple[tuple[int, ...], ...]:
+        """The seats of each team (side); by default every seat plays for itself."""
+        return tuple((seat,) for seat in range(self.num_seats))
+
+    @property
+    def team_names(self) -> tuple[str, ...]:
+        """One name per team; a one-seat team is named after its seat."""
+        return tuple(self.seat_names[t[0]] if len(t) == 1 else f"team-{i + 1}"
+                     for i, t in enumerate(self.teams))
+
+    def team_of(self, seat: int) -> int:
+        """The index in ``teams`` of the team ``seat`` plays for."""
+        for index, members in enumerate(self.teams):
+            if seat in members:
+                return index
+        raise BoardlabError(f"{self.spec} has no seat {seat}")
+
+    @property
+    def komi(self) -> KomiFacts | None:
+        """Komi facts for the fair-komi finder, or None for a game without komi."""
+        return None
+
+    # What a user interface draws from -----------------------------------------
+    def board_description(self) -> dict:
+        """How to draw this game's board without knowing the game (see core/board.py)."""
+        raise NotImplementedError
+
+    def facts(self) -> dict:
+        """Every declared fact as plain JSON data (for front ends and adapters)."""
+        return {
+            "game": self.name, "title": self.title or self.name, "spec": self.public_spec,
+            "seats": list(self.seat_names),
+            "teams": [{"name": name, "seats": [self.seat_names[s] for s in members]}
+                      for name, members in zip(self.team_names, self.teams)],
+            "utility_bounds": list(self.utility_bounds),
+            "perfect_information": self.perfect_information,
+            "simultaneous": self.simultaneous, "chance": self.chance,
+            "can_sample": self.can_sample or self.perfect_information,
+            "komi": None if self.komi is None else dict(self.komi._asdict(),
+                                                        fixed_options=dict(self.komi.fixed_options)),
+            "num_actions": self.num_actions, "max_game_length": self.max_game_length,
+            "board": self.board_description(),
+            "rules": self.rules_summary, "notation": self.notation_guide,
+        }
+
+    # Sampling hidden information ----------------------------------------------
+    def determinize(self, view: dict, seed: int) -> "State":
+        """A full state consistent with ``view`` (for search).
+
+        With perfect information this is exact: the view's history replayed.
+        Games with hidden information that declare ``can_sample`` override it.
+        """
+        if not self.perfect_information:
+            raise BoardlabError(f"{self.spec}: cannot sample a state consistent with a view "
+                                f"(this game hides information and declares no sampler)")
+        state = self.new_initial_state(seed=0)
+        for text in view["history"]:
+            state.play(text)
+        return state
+
+    # Benchmarks -------------------------------------------------------------------
+    def bench_playouts(self, count: int, seed: int) -> int:
+        """Play ``count`` random games through the fastest path; return the moves made."""
+        moves = 0
+        for i in range(count):
+            state = self.new_initial_state(seed=seed + i)
+            before = len(state.history)
+            state = state.played_out(seed + i)
+            moves += len(state.history) - before
+        return moves
+
     def __repr__(self):
         return f"<{type(self).__name__} {self.spec}>"
 
@@ -75,9 +205,10 @@ class Game:
 class State:
     """A position of a game. Mutable: :meth:`apply` changes it in place."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, seed: int | None = None):
         self.game = game
-        self.history: list[int] = []
+        self.seed = seed          # the seed of the game's chance (None: no chance)
+        self.history: list[Move] = []
         self.resigned: int | None = None
 
     # To be provided by each game -----------------------------------------
@@ -98,8 +229,21 @@ class State:
         """Why ``action`` is illegal here, or None when it is legal."""
         return None if action in self.legal_actions() else "not a legal move here"
 
-    def action_to_string(self, action: int) -> str:
+    def _action_text(self, action: int) -> str:
+        """The notation of an action in range (the game's part of action_to_string)."""
         raise NotImplementedError
+
+    def action_to_string(self, action: int) -> str:
+        """The notation of ``action`` here; ``resign`` for RESIGN.
+
+        Raises NotationError for a number outside the action space.
+        """
+        if action == RESIGN:
+            return "resign"
+        if isinstance(action, bool) or not isinstance(action, int) or \
+                not 0 <= action < self.game.num_actions:
+            raise NotationError(f"{action!r} is not an action of {self.game.spec}")
+        return self._action_text(action)
 
     def string_to_action(self, text: str) -> int:
         """Parse a move in the notation; raise NotationError if malformed."""
@@ -109,8 +253,99 @@ class State:
         raise NotImplementedError
 
     def view(self, seat: int | None) -> dict:
-        """What ``seat`` may know (``None``: a spectator), as plain JSON data."""
+        """What ``seat`` may know (``None``: a spectator), as plain JSON data.
+
+        The envelope every game shares (see core/view.py) plus the game's own keys.
+        """
+        from .view import envelope
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < self.game.num_seats):
+            raise BoardlabError(f"{self.game.spec} has no seat {seat!r}")
+        data = self._view(seat)
+        shared = envelope(self, seat)
+        if "to_move" in data:              # the game names the mover its own way (a side)
+            del shared["to_move"]
+        data.update(shared)
+        return data
+
+    def _view(self, seat: int | None) -> dict:
+        """The game's own keys of ``view(seat)`` (nothing hidden from ``seat``)."""
+        return {}
+
+    def board_view(self, seat: int | None) -> dict:
+        """The ``board`` block of ``view(seat)``, in the shape the description declares."""
         raise NotImplementedError
+
+    def visible_history(self, seat: int | None) -> list[str]:
+        """The history in notation as ``seat`` may see it (games hide secret picks)."""
+        return self.history_text()
+
+    def scores(self) -> dict | None:
+        """Scores by seat or team name, when the game keeps a score."""
+        return None
+
+    def winners(self) -> list[int]:
+        """The seats that won (all members of a winning team); empty while running or drawn."""
+        if not self.is_terminal():
+            return []
+        returns = self.returns()
+        best = max(returns)
+        if best <= min(returns):
+            return []
+        return [seat for seat, value in enumerate(returns) if value == best]
+
+    def end_reason(self) -> str | None:
+        """Why the game ended (None while it runs)."""
+        if not self.is_terminal():
+            return None
+        return "resignation" if self.resigned is not None else "the rules"
+
+    def undo_floor(self) -> int:
+        """The shortest history an undo may go back to: never before a reveal of
+        hidden information or a draw of cards. By default: anywhere with perfect
+        information and no chance, nowhere otherwise."""
+        if self.game.perfect_information and self.game.chance == "none":
+            return 0
+        return len(self.history)
+
+    # Presentation (terminal) ---------------------------------------------------
+    def render(self, colour: bool = False, seat: int | None = None) -> str:
+        """The position as text for a terminal, as ``seat`` may see it."""
+        return str(self)
+
+    def status_lines(self, seat: int | None = None) -> list[str]:
+        """Lines under the board: scores, whose turn, the last move, the result."""
+        return []
+
+    def announcements(self, before: int) -> list[str]:
+        """What a front end should announce about the entries after ``history[before]``
+        (collisions in simultaneous rounds, for instance); public facts only."""
+        return []
+
+    # Search helpers --------------------------------------------------------------
+    def pregame_action(self, seed: int) -> int | None:
+        """The game's own choice in a pre-game phase it knows how to play (a komi bid)."""
+        return None
+
+    def private_key(self, seat: int) -> bytes:
+        """What ``seat`` alone holds (games that declare ``private_hands``)."""
+        return b""
+
+    def redeal(self, viewer: int | None, seed: int) -> None:
+        """Deal again what ``viewer`` cannot see (games that declare ``cheap_resample``)."""
+        raise BoardlabError(f"{self.game.spec} cannot redeal")
+
+    def played_out(self, seed: int) -> "State":
+        """A copy of this state played to the end at random."""
+        import random
+        rng, state = random.Random(seed), self.clone()
+        while not state.is_terminal():
+            if state.is_chance():
+                state.apply(state.sample_chance(rng))
+                continue
+            seat = rng.choice(state.acting_seats())
+            state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+        return state
 
     def heuristic(self, seat: int) -> float:
         """A quick estimate in [-1, 1] of how well ``seat`` stands (for greedy play)."""
@@ -122,16 +357,7 @@ class State:
         Games with a compiled kernel override this with a fast playout. The
         state itself is not changed.
         """
-        import random
-        rng, state = random.Random(seed), self.clone()
-        while not state.is_terminal():
-            if state.is_chance():
-                state.apply(state.sample_chance(rng))
-                continue
-            seat = rng.choice(state.acting_seats())
-            action = rng.choice(state.legal_actions_for(seat))
-            state.apply(action, seat=seat)
-        return state.returns()
+        return self.played_out(seed).returns()
 
     def summary(self) -> dict:
         """A JSON-ready description of the position (the ``replay`` output)."""
@@ -185,9 +411,15 @@ class State:
         return TERMINAL if self.resigned is not None else self._current_player()
 
     def returns(self) -> list[float]:
-        """Per seat: +1 win, -1 loss, 0 draw (all 0 while the game runs)."""
+        """Per seat: +1 win, -1 loss, 0 draw (all 0 while the game runs).
+
+        After a resignation the resigning seat's whole team loses and every
+        other seat wins.
+        """
         if self.resigned is not None:
-            return [-1.0 if seat == self.resigned else 1.0 for seat in range(self.game.num_seats)]
+            team = self.game.team_of(self.resigned)
+            return [-1.0 if self.game.team_of(seat) == team else 1.0
+                    for seat in range(self.game.num_seats)]
         return self._returns()
 
     def resign(self, seat: int | None = None) -> None:
@@ -201,7 +433,7 @@ class State:
             raise IllegalMoveError(f"illegal move 'resign': {reason}", move="resign",
                                    reason=reason)
         self.resigned = seat
-        self.history.append(RESIGN)
+        self.history.append(Move(seat, RESIGN))
 
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
@@ -257,10 +489,11 @@ class State:
                                    reason=reason)
         if simultaneous:
             self._commit(seat, action)
-            self.history.append(self.game.num_actions * (seat + 1) + action)
+            self.history.append(Move(seat, action))
         else:
+            mover = self.current_player()
             self._apply(action)
-            self.history.append(action)
+            self.history.append(Move(mover, action))
 
     def _reason(self, action: int, seat: int | None = None) -> str | None:
         if self.is_terminal():
@@ -281,23 +514,35 @@ class State:
         return [self.action_to_string(a) for a in self.legal_actions()]
 
     def history_text(self) -> list[str]:
-        """Every action so far, in notation (replays from the initial state)."""
-        replayer = self.game.new_initial_state(seed=getattr(self, "seed", None))
+        """Every action so far, in notation (replays from the initial state).
+
+        A seat's commit in a simultaneous round reads ``seat-name:move``.
+        Games whose notation needs no context override this with a quicker pass.
+        """
+        replayer = self.game.new_initial_state(seed=self.seed)
         texts = []
-        size = self.game.num_actions
-        for action in self.history:
+        for seat, action in self.history:
             if action == RESIGN:
                 texts.append("resign")
                 break
-            if action >= size:
-                seat, move = divmod(action, size)
-                texts.append(f"{self.game.seat_names[seat - 1]}:"
-                             f"{replayer.action_to_string(move)}")
-                replayer._commit(seat - 1, move)
+            if replayer.current_player() == SIMULTANEOUS:
+                texts.append(f"{self.game.seat_names[seat]}:{replayer.action_to_string(action)}")
+                replayer._commit(seat, action)
                 continue
             texts.append(replayer.action_to_string(action))
             replayer._apply(action)
         return texts
 
+    def replay_entry(self, entry: Move) -> None:
+        """Apply one history entry of another state of the same game (checked)."""
+        seat, action = entry
+        if action == RESIGN:
+            self.resign(seat)
+        elif self.current_player() == SIMULTANEOUS:
+            self.apply(action, seat=seat)
+        else:
+            self.apply(action)
+
     def __str__(self):
-        return "\n".join(self.summary().get("board", [])) or repr(self)
+        rows = self.summary().get("board", [])
+        return "\n".join(rows) if isinstance(rows, list) else repr(self)

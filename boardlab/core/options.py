@@ -16,6 +16,19 @@ from typing import Any, Callable
 
 from .errors import OptionError, SpecError
 
+
+class FrozenOptions(dict):
+    """A game's resolved options: a plain dict (JSON, equality) that cannot change."""
+
+    def _frozen(self, *args, **kwargs):
+        raise TypeError("a game's options are frozen: make a new game with other options")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _frozen
+    __ior__ = _frozen
+
+    def __hash__(self):
+        return hash(tuple(sorted((k, repr(v)) for k, v in self.items())))
+
 _TRUE = {"true", "on", "yes", "1"}
 _FALSE = {"false", "off", "no", "0"}
 

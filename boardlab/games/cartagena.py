@@ -23,7 +23,8 @@ import random
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
-from ..core.game import RESIGN, TERMINAL, Game
+from ..core import board as boards
+from ..core.game import RESIGN, TERMINAL, Game, Move
 from ..core.options import Option, format_spec
 from ..core.registry import register
 from .kernel_state import KernelState
@@ -118,6 +119,10 @@ class Cartagena(Game):
     title = "Cartagena"
     description = "race your pirates to the boat: play cards to jump ahead, step back to draw"
     perfect_information = False
+    chance = "seeded"
+    can_sample = True
+    cheap_resample = True
+    private_hands = True
     declared_options = OPTIONS
     bench_specs = ("cartagena(profile=basic,players=2)", "cartagena(profile=basic,players=4)",
                    "cartagena(profile=advanced,players=4)")
@@ -243,6 +248,18 @@ class Cartagena(Game):
         apt = self.options["actions_per_turn"]
         return self.options["max_turns"] * (apt + 1 + 2 * apt + self.deck_size) + 1
 
+    def board_description(self) -> dict:
+        """A track: the start, spaces 1..L with their symbols, the boat."""
+        L = self.L
+        cells = ["start"] + [str(x) for x in range(1, L + 1)] + ["boat"]
+        pieces = {name: {"label": f"{name} pirate", "owner": name} for name in self.seat_names}
+        gestures = [boards.gesture("play", ["card", "token"], "{0}@{1}",
+                                   "a card from your hand, then one of your pirates"),
+                    boards.gesture("back", ["token"], "back@{0}",
+                                   "one of your pirates, to move it back and draw")]
+        return boards.track(cells, [None] + [None] * L + [None], pieces, gestures,
+                            ["end", "pass"])
+
     def symbol_name(self, s: int) -> str:
         letter = self.alphabet[s]
         return (SYMBOL_NAMES if self.alphabet[0] == "H" else PIRATE_NAMES)[letter]
@@ -268,7 +285,7 @@ class CartagenaState(KernelState):
     """A Cartagena position: the kernel buffer plus its seed."""
 
     def __init__(self, game: Cartagena, seed=None):
-        super().__init__(game)
+        super().__init__(game, seed)
         self.seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)
         if not -2**63 <= self.seed < 2**63:
             raise OptionError(f"seed {self.seed} does not fit in 64 bits")
@@ -452,11 +469,7 @@ class CartagenaState(KernelState):
         rest = action - (S * A + L + 2)
         return (kinds[rest], None, None) if rest in kinds else ("discard", rest - 2, None)
 
-    def action_to_string(self, action: int) -> str:
-        if action == RESIGN:
-            return "resign"
-        if not 0 <= action < self.game.num_actions:
-            raise NotationError(f"{action!r} is not an action of {self.game.spec}")
+    def _action_text(self, action: int) -> str:
         kind, symbol, x = self._decode(action)
         if kind == "play":
             return f"{self.game.alphabet[symbol]}@{x}"
@@ -501,7 +514,7 @@ class CartagenaState(KernelState):
         return game.alphabet.index(symbol) * (L + 1) + x
 
     def history_text(self) -> list[str]:
-        return [self.action_to_string(a) for a in self.history]
+        return [self.action_to_string(action) for _, action in self.history]
 
     # Results ----------------------------------------------------------------------
     def ranking_key(self, seat):
@@ -527,11 +540,6 @@ class CartagenaState(KernelState):
         if len(top) == self.game.num_seats:
             return [0.0] * self.game.num_seats
         return [1.0 if s in top else -1.0 for s in range(self.game.num_seats)]
-
-    def returns(self) -> list[float]:
-        if self.resigned is not None and self.game.num_seats > 2:
-            return self._returns()
-        return super().returns()
 
     def heuristic(self, seat: int) -> float:
         """Progress: own token positions (plus a little for cards held) against the best rival."""
@@ -573,7 +581,7 @@ class CartagenaState(KernelState):
         left = int(self.buf[K.M_ROW_LEFT])
         return [self.game.alphabet[c] for c in self.pile[:left]]
 
-    def view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict:
         """What ``seat`` may know; ``None`` is a spectator. Plain JSON data."""
         game, names = self.game, self.game.seat_names
         open_hands = game.options["visibility"] == "tortuga"
@@ -615,7 +623,7 @@ class CartagenaState(KernelState):
 
     def summary(self) -> dict:
         """Everything, hands included (for analysis and replays), but not the pile order."""
-        info = self.view(None)
+        info = self._view(None)
         names = self.game.seat_names
         info["hands"] = {names[p]: self._cards(self.hand(p)) for p in range(self.game.num_seats)}
         info["legal"] = self.legal_moves()
@@ -730,13 +738,21 @@ class CartagenaState(KernelState):
         self.buf[K.M_OVER] = reasons.get(view["end_reason"], 0)
         if view["end_reason"] == "all tokens home":
             self.buf[K.M_WINNER] = names.index(view["winners"][0])
-        self.history = [RESIGN if t == "resign" else self.string_to_action(t)
+        # the seats of past moves are not needed to search on (None: not tracked here)
+        self.history = [Move(None, RESIGN if t == "resign" else self.string_to_action(t))
                         for t in view["history"]]
-        if self.history and self.history[-1] == RESIGN:
+        if self.history and self.history[-1].action == RESIGN:
             losers = [p for p, name in enumerate(names) if name not in view["winners"]]
             self.resigned = losers[0] if losers else None
 
     # Terminal rendering -----------------------------------------------------------
+    def board_view(self, seat: int | None) -> dict:
+        """Token positions by seat (0 the start, L+1 the boat)."""
+        names, L = self.game.seat_names, self.game.L
+        return {"kind": "track",
+                "tokens": {names[p]: [x for x in range(L + 2) for _ in range(self.mine(p)[x])]
+                           for p in range(self.game.num_seats)}}
+
     def render(self, colour: bool = False, seat: int | None = None) -> str:
         """The track (symbols above, tokens below by colour initial), hands, piles."""
         view = self.view(seat)
@@ -775,7 +791,7 @@ class CartagenaState(KernelState):
                      f"{sum(view['discard'].values())}"
                      + (f", face up: {' '.join(view['face_up'])}" if view["face_up"] else ""))
         if self.history:
-            lines.append(f"last move: {self.action_to_string(self.history[-1])}")
+            lines.append(f"last move: {self.action_to_string(self.history[-1].action)}")
         if view["terminal"]:
             lines.append(f"game over ({view['end_reason']}): winner "
                          f"{', '.join(view['winners']) or 'none'}")

@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
+from ..core import board as boards
 from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game
 from ..core.options import Option, format_spec
 from ..core.registry import register
@@ -196,6 +197,21 @@ class Ctor(Game):
         per_turn = sum(quota) + 2 * quota[2] + self.P + 1 + 3
         return 10 + int(self.cfg[K.C_MAX_TURNS]) * per_turn
 
+    def board_description(self) -> dict:
+        """A torus of squares numbered 1..N² row by row from the top left."""
+        pieces = {letter: {"label": f"{colour} chip", "owner": colour}
+                  for letter, colour in zip(self.letters, self.colours)}
+        gestures = [boards.gesture("put", ["cell"], "put {0}", "an empty square"),
+                    boards.gesture("move", ["cell", "cell"], "move {0}>{1}",
+                                   "one of your chips, then a neighbouring empty square"),
+                    boards.gesture("lift", ["cell"], "lift {0}", "a Landing: lift a chip"),
+                    boards.gesture("land", ["cell"], "land {0}", "a Landing: land a chip"),
+                    boards.gesture("replace", ["cell"], "replace {0}",
+                                   "an opponent chip surrounded by 5 of yours"),
+                    boards.gesture("secret", ["cell"], "secret {0}", "pick a secret square")]
+        return boards.grid("torus", self.n, self.n, [str(q) for q in range(1, self.P + 1)],
+                           pieces, gestures, ["end"])
+
     def new_initial_state(self, seed=None) -> "CtorState":
         return CtorState(self)
 
@@ -277,8 +293,9 @@ class CtorState(KernelState):
     sub-round: each member's pending operation and its use of the quotas)."""
 
     def __init__(self, game: Ctor):
-        super().__init__(game)
+        super().__init__(game, None)
         self.round = None
+        self.commits: frozenset[int] = frozenset()   # history indices of simultaneous commits
         self.buf = np.zeros(K.buffer_size(game.n), dtype=np.int32)
         K.init(self.buf, game.cfg)
         self._out = np.empty(game.num_actions, dtype=np.int32)
@@ -357,6 +374,7 @@ class CtorState(KernelState):
             "not one of your legal operations in this sub-round (see 'moves')"
 
     def _commit(self, seat: int, action: int) -> None:
+        self.commits = self.commits | {len(self.history)}
         round_ = self._team_round()
         round_.pending[seat].append(action)
         if not round_.waiting():
@@ -389,7 +407,7 @@ class CtorState(KernelState):
     def action_to_string_in(self, work, action):
         saved, self.buf = self.buf, work
         try:
-            return self.action_to_string(action)
+            return self._action_text(action)
         finally:
             self.buf = saved
 
@@ -447,20 +465,19 @@ class CtorState(KernelState):
     def history_text(self) -> list[str]:
         """Every action in notation, in one pass (no replay): a put that follows
         its player's two lifts is the Landing's ``land``."""
-        size, names = self.game.num_actions, self.game.seat_names
+        names, commits = self.game.seat_names, self.commits
         lifts: dict = {}
         texts = []
-        for entry in self.history:
-            if entry == RESIGN:
+        for index, (seat, action) in enumerate(self.history):
+            if action == RESIGN:
                 texts.append("resign")
                 continue
-            seat, action = divmod(entry, size) if entry >= size else (0, entry)
-            key = seat - 1 if entry >= size else None
+            key = seat if index in commits else None
             kind, square, target = self._decode(action, landing=lifts.get(key, 0) == 2)
             lifts[key] = lifts.get(key, 0) + 1 if kind == "lift" else 0
             text = f"move {square}>{target}" if kind == "move" else \
                 kind if kind == "end" else f"{kind} {square}"
-            texts.append(f"{names[seat - 1]}:{text}" if entry >= size else text)
+            texts.append(f"{names[seat]}:{text}" if index in commits else text)
         return texts
 
     def _decode(self, action: int, landing: bool | None = None):
@@ -480,11 +497,7 @@ class CtorState(KernelState):
             return "end", None, None
         return "secret", action - 7 * P, None
 
-    def action_to_string(self, action: int) -> str:
-        if action == RESIGN:
-            return "resign"
-        if not 0 <= action < self.game.num_actions:
-            raise NotationError(f"{action!r} is not an action of {self.game.spec}")
+    def _action_text(self, action: int) -> str:
         kind, square, target = self._decode(action)
         if kind == "move":
             return f"move {square}>{target}"
@@ -578,7 +591,7 @@ class CtorState(KernelState):
         wanted = (1, 2) if spent is None else ((2,) if spent else (1,))
         return [int(x) + 1 for x in np.flatnonzero(np.isin(marks, wanted))]
 
-    def view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict:
         """What ``seat`` may know: its own team's secret squares, nobody else's."""
         game = self.game
         over = self.is_terminal()
@@ -600,11 +613,26 @@ class CtorState(KernelState):
             "my_secret_squares": None if team is None else self.secret_squares(team),
             "revealed_secret_squares": {game.colours[t]: self.secret_squares(t, spent=True)
                                         for t in (0, 1)},
-            "history": self._public_history(team, seat),
-            "acting": [game.seat_names[s] for s in self.acting_seats()],
             "my_pending": self.pending_of(seat) if seat is not None else [],
-            "legal_actions": self.legal_actions_for(seat) if seat is not None else [],
         }
+
+    def visible_history(self, seat: int | None) -> list[str]:
+        return self._public_history(None if seat is None else self.game.team_of(seat), seat)
+
+    def board_view(self, seat: int | None) -> dict:
+        """Chips by square (as ``seat`` sees them: its own pending operations done);
+        its team's secret squares, and every revealed one, marked."""
+        game = self.game
+        board = self._own_board(seat) if seat is not None else self.buf
+        saved, self.buf = self.buf, board
+        try:
+            field = [None if v == 0 else game.letters[int(v) - 1] for v in self.board]
+        finally:
+            self.buf = saved
+        marks = {"secret": [] if seat is None else
+                 [str(q) for q in self.secret_squares(game.team_of(seat), spent=False)],
+                 "revealed": [str(q) for t in (0, 1) for q in self.secret_squares(t, spent=True)]}
+        return {"kind": "torus", "cells": field, "marks": marks}
 
     def _public_history(self, team, seat=None):
         """Moves in notation as ``seat`` (of ``team``) may see them: the other
@@ -618,7 +646,7 @@ class CtorState(KernelState):
                 if name in self.game.seat_names and (seat is None or
                                                      name != self.game.seat_names[seat]):
                     texts[i] = f"{name}:?"
-        picks = [i for i, a in enumerate(self.history) if 7 * self.game.P < a <
+        picks = [i for i, (_, a) in enumerate(self.history) if 7 * self.game.P < a <
                  self.game.num_actions]
         count = int(self.game.cfg[K.C_SECRETS])
         for i in picks:
@@ -638,12 +666,13 @@ class CtorState(KernelState):
 
     def summary(self) -> dict:
         """Everything (secret squares of both teams included), for analysis and replays."""
-        info = self.view(None)
+        info = self._view(None)
         info["history"] = self.history_text()
         info["secret_squares"] = {self.game.colours[t]: self.secret_squares(t) for t in (0, 1)}
         info["legal"] = self.legal_moves()
         info["returns"] = self.returns() if info["terminal"] else None
-        del info["seat"], info["legal_actions"], info["my_secret_squares"], info["my_pending"]
+        del info["seat"], info["my_secret_squares"], info["my_pending"]
+        info["acting"] = [self.game.seat_names[s] for s in self.acting_seats()]
         return info
 
     # Terminal rendering -----------------------------------------------------------

@@ -14,7 +14,8 @@ import re
 import numpy as np
 
 from ..core.errors import NotationError, OptionError
-from ..core.game import RESIGN, TERMINAL, Game
+from ..core import board as boards
+from ..core.game import TERMINAL, Game, KomiFacts
 from ..core.options import Option
 from .kernel_state import KernelState
 from .grid_notation import LETTERS, parse_point, point_name
@@ -81,6 +82,37 @@ class TerritoryGame(Game):
     def points(self) -> int:
         return self.n * self.n
 
+    # Declared facts ---------------------------------------------------------
+    @property
+    def komi(self) -> KomiFacts:
+        """Komi goes to Horizontal; a margin is at most every point plus the button."""
+        return KomiFacts(option="komi", receiver="horizontal", points=self.points,
+                         fixed_options=(("komi_protocol", "fixed"),))
+
+    @property
+    def draw_order(self) -> list[int]:
+        """Cell numbers row by row from the top left (the description's order)."""
+        n = self.n
+        return [row * n + col for row in range(n - 1, -1, -1) for col in range(n)]
+
+    @property
+    def cell_names(self) -> list[str]:
+        return [point_name(cell, self.n) for cell in self.draw_order]
+
+    def board_description(self) -> dict:
+        """A square grid of points; a move is a colour, then a point."""
+        gestures = [boards.gesture("place", ["piece:B|W", "cell"], "{0}{1}",
+                                   "pick a colour, then an empty point")]
+        buttons = [w for w in ("pass", "button") if getattr(self, f"has_{w}")]
+        if self.bidding:
+            gestures.append(boards.gesture("komi", ["number"], "komi={0}",
+                                           "propose the komi (whole or .5 points)"))
+            buttons += ["side=vertical", "side=horizontal"]
+        return boards.grid("square", self.n, self.n, self.cell_names,
+                           {"B": {"label": "black stone", "owner": None},
+                            "W": {"label": "white stone", "owner": None}},
+                           gestures, buttons)
+
     @property
     def num_actions(self) -> int:
         return 6 * self.points + 5
@@ -139,7 +171,7 @@ class TerritoryState(KernelState):
     kernel = None  # the game's kernel module
 
     def __init__(self, game: TerritoryGame, seed=None):
-        super().__init__(game)
+        super().__init__(game, seed)
         self.topo = game.topology
         self.buf = np.zeros(self.kernel.buffer_size(game.n), dtype=np.int32)
         self._init_buffer()
@@ -313,9 +345,9 @@ class TerritoryState(KernelState):
         return result
 
     # Notation -----------------------------------------------------------------------
-    def action_to_string(self, action: int) -> str:
+    def _action_text(self, action: int) -> str:
         game, P = self.game, self.game.points
-        kind = self._kind(action) if 0 <= action < game.num_actions else None
+        kind = self._kind(action)
         if kind == "place":
             return "BW"[action // P] + point_name(action % P, game.n)
         if kind in ("pass", "button"):
@@ -358,12 +390,9 @@ class TerritoryState(KernelState):
             raise NotationError(f"{text!r}: komi must be between {-P} and {P}")
         return self.game.komi_action(int(half))
 
-    def _move_text(self, action: int) -> str:
-        return "resign" if action == RESIGN else self.action_to_string(action)
-
     def history_text(self) -> list[str]:
         """Every move so far (this notation needs no context, so no replay)."""
-        return [self._move_text(a) for a in self.history]
+        return [self.action_to_string(action) for _, action in self.history]
 
     # Copies, views, summaries ------------------------------------------------------
 
@@ -415,7 +444,8 @@ class TerritoryState(KernelState):
             "claimed": self.claimed_groups(),
             "legal": sorted(self.legal_moves()),
             "moves": len(self.history),
-            "last_move": self._move_text(self.history[-1]) if self.history else None,
+            "last_move": self.action_to_string(self.history[-1].action) if self.history
+            else None,
             "resigned": None if self.resigned is None else self.game.seat_names[self.resigned],
             "returns": self.returns() if phase == "over" else None,
             **self._extra_summary(),
@@ -424,13 +454,25 @@ class TerritoryState(KernelState):
     def _extra_summary(self) -> dict:
         return {}
 
-    def view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict:
         """Perfect information: every seat and spectators see everything."""
-        view = self.summary()
-        view["seat"] = seat
-        view["history"] = self.history_text()
-        view["legal_actions"] = self.legal_actions() if seat == self.current_player() else []
-        return view
+        return self.summary()
+
+    def scores(self) -> dict:
+        v, h = self.scores_half()
+        return {"vertical": v / 2, "horizontal": h / 2}
+
+    def board_view(self, seat: int | None) -> dict:
+        """Stones by cell; claimed stones marked with their owner; the last placement."""
+        n, names = self.game.n, self.game.cell_names
+        board, owners = self.board, self.claim_owner_map()
+        cells = [COLOURS[int(board[c])] if board[c] else None for c in self.game.draw_order]
+        marks = {f"owner:{side}": [names[i] for i, c in enumerate(self.game.draw_order)
+                                   if owners[c] == s] for s, side in enumerate(SIDES)}
+        last = self.history[-1].action if self.history else None
+        marks["last"] = [point_name(last % self.game.points, n)] \
+            if last is not None and 0 <= last < 2 * self.game.points else []
+        return {"kind": "square", "cells": cells, "marks": marks}
 
     # Text rendering (for terminals) --------------------------------------------
     def render(self, colour: bool = False, seat: int | None = None) -> str:

@@ -1,0 +1,83 @@
+"""Board descriptions: what a user interface needs to draw a game it does not know.
+
+``Game.board_description()`` returns plain JSON data; ``State.board_view(seat)``
+fills the ``board`` block of each view in the same shape. Three kinds:
+
+``square``, ``torus`` (grids)
+    description: ``{"kind", "width", "height", "cells": [names, row by row from the
+    top left], "pieces": {code: {"label", "owner"}}, "gestures": [...], "buttons": [...]}``
+    (a torus wraps: the cell right of the last column is the first column's);
+    block: ``{"kind", "cells": [piece code or None, same order], "marks": {...}}``
+    where ``marks`` maps a mark name (``last``, ``owner:vertical``, ``secret``) to
+    the cell names it marks.
+``track``
+    description: ``{"kind", "cells": [space names, start first], "symbols": [symbol
+    per cell or None], "pieces": {...}, "gestures": [...], "buttons": [...]}``;
+    block: ``{"kind", "tokens": {seat name: [cell index per token]}, "hand": {...},
+    ...}``.
+
+A **gesture** says how clicks make a move: ``{"name", "picks": [what each click
+picks: "cell", "piece", "card", "token", "number"], "template": "{0}{1}"}``. The
+front end fills the template with the picked names in order and sends the result
+when it is among the view's ``legal`` moves; a prefix of a template that no legal
+move starts with is an illegal click (the game says why when it is sent). A
+**button** is a move (or a template of one ``number`` pick) shown when legal.
+"""
+from __future__ import annotations
+
+KINDS = ("square", "torus", "track")
+PICKS = ("cell", "piece", "card", "token", "number")
+
+
+def gesture(name: str, picks: list[str], template: str, help: str = "") -> dict:
+    """One way of making a move by clicks (see the module text)."""
+    bad = [p for p in picks if p.split(":")[0] not in PICKS]
+    if bad:
+        raise ValueError(f"unknown pick {bad[0]!r} (known: {', '.join(PICKS)})")
+    return {"name": name, "picks": list(picks), "template": template, "help": help}
+
+
+def grid(kind: str, width: int, height: int, cells: list[str], pieces: dict,
+         gestures: list[dict], buttons: list[str]) -> dict:
+    """A square or torus grid description."""
+    if kind not in ("square", "torus"):
+        raise ValueError(f"a grid is square or torus, not {kind!r}")
+    if len(cells) != width * height:
+        raise ValueError("a grid names every cell")
+    return {"kind": kind, "width": width, "height": height, "cells": list(cells),
+            "pieces": pieces, "gestures": gestures, "buttons": list(buttons)}
+
+
+def track(cells: list[str], symbols: list, pieces: dict, gestures: list[dict],
+          buttons: list[str]) -> dict:
+    """A track description (start first)."""
+    if len(cells) != len(symbols):
+        raise ValueError("a track gives one symbol (or None) per cell")
+    return {"kind": "track", "cells": list(cells), "symbols": list(symbols),
+            "pieces": pieces, "gestures": gestures, "buttons": list(buttons)}
+
+
+def check_block(description: dict, block: dict) -> list[str]:
+    """What is wrong with a view's ``board`` block for this description (empty: nothing)."""
+    problems = []
+    if block.get("kind") != description["kind"]:
+        problems.append(f"block kind {block.get('kind')!r} is not {description['kind']!r}")
+        return problems
+    if description["kind"] in ("square", "torus"):
+        cells = block.get("cells")
+        if not isinstance(cells, list) or len(cells) != len(description["cells"]):
+            problems.append("a grid block has one entry per described cell")
+        else:
+            unknown = {c for c in cells if c is not None and c not in description["pieces"]}
+            if unknown:
+                problems.append(f"undeclared pieces {sorted(unknown)}")
+        names = set(description["cells"])
+        for mark, marked in (block.get("marks") or {}).items():
+            if not set(marked) <= names:
+                problems.append(f"mark {mark!r} names cells not on the board")
+    else:
+        size = len(description["cells"])
+        for seat, tokens in (block.get("tokens") or {}).items():
+            if not all(isinstance(t, int) and 0 <= t < size for t in tokens):
+                problems.append(f"tokens of {seat} are off the track")
+    return problems
