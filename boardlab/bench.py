@@ -15,7 +15,7 @@ from .core.registry import games, make
 
 
 def default_specs() -> list[str]:
-    return [spec for cls in games() for spec in getattr(cls, "bench_specs", ())]
+    return [spec for cls in games() for spec in cls.bench_specs]
 
 
 def _timed(game, count: int, seed: int) -> tuple[float, int]:

@@ -15,13 +15,18 @@ import sys
 
 from . import agents as agent_registry
 from .core.errors import BoardlabError
-from .core.options import parse_spec, split_specs
+from .core.options import parse_spec, resolve, split_specs
 from .core.record import load, replay_moves
-from .core.registry import games, make
+from .core.registry import game_class, games, make
 
 
-def _options_from_args(extra: list[str]) -> dict:
-    """``--size 9 --komi-protocol bid`` -> {'size': '9', 'komi_protocol': 'bid'}."""
+def _options_from_args(extra: list[str], game: str | None = None) -> dict:
+    """``--size 9 --komi-protocol bid`` -> {'size': '9', 'komi_protocol': 'bid'}.
+
+    With ``game`` (a name or spec), an option the game does not declare is
+    reported as unknown even when its value is missing.
+    """
+    declared = game_class(parse_spec(game)[0]).declared_options if game else None
     options, i = {}, 0
     while i < len(extra):
         word = extra[i]
@@ -29,6 +34,8 @@ def _options_from_args(extra: list[str]) -> dict:
             raise BoardlabError(f"unexpected argument {word!r} (game options look like "
                                 f"--size 9)")
         key, sep, value = word[2:].partition("=")
+        if declared is not None and key.replace("-", "_") not in {o.name for o in declared}:
+            resolve(declared, {key.replace("-", "_"): value}, parse_spec(game)[0])
         if not sep:
             if i + 1 >= len(extra):
                 raise BoardlabError(f"option {word} needs a value")
@@ -80,8 +87,8 @@ def cmd_replay(args) -> int:
     if args.json:
         print(json.dumps(summary))
     else:
-        print(state.render() if hasattr(state, "render") else "\n".join(summary["board"]))
-        for line in getattr(state, "status_lines", lambda: [])():
+        print(state.render())
+        for line in state.status_lines():
             print(line)
     return 0
 
@@ -90,8 +97,8 @@ def cmd_show(args) -> int:
     record, state = load(args.record)
     print(f"{record['spec']}: {len(record['moves'])} moves, players "
           f"{record.get('players') or 'unknown'}")
-    print(state.render() if hasattr(state, "render") else "\n".join(state.summary()["board"]))
-    for line in getattr(state, "status_lines", lambda: [])():
+    print(state.render())
+    for line in state.status_lines():
         print(line)
     return 0
 
@@ -100,7 +107,7 @@ def cmd_play(args, extra) -> int:
     from .terminal import TerminalGame
 
     name, raw = parse_spec(args.game)
-    raw.update(_options_from_args(extra))
+    raw.update(_options_from_args(extra, args.game))
     game = make(name, **raw)
     vs = split_specs(args.vs or "")
     human_seats = [args.seat] if args.seat is not None else None
@@ -181,7 +188,7 @@ def cmd_duel(args) -> int:
 
 
 def _time_control(args):
-    from .arena.game_runner import TimeControl
+    from .core.driver import TimeControl
 
     return TimeControl(move=args.move_time, game=args.game_time,
                        increment=args.increment or 0.0)
@@ -232,6 +239,9 @@ def cmd_match(args) -> int:
                             time_control=_time_control(args), jobs=args.jobs, out_dir=out,
                             ray_address=args.ray, sprt=sprt, on_game=board,
                             resume=args.resume, play=not args.report)
+    if not outcome.rows:
+        print(f"no games in {out}/ yet: nothing to report")
+        return 0
     print(standings_text(outcome.standings, sides, kind), end="")
     if sides == 2:
         first = next(line for line in outcome.standings if line.name == list(participants)[0])
@@ -378,7 +388,7 @@ def cmd_komi(args, extra) -> int:
     def progress(done, total, note):
         print(f"\rkomi: {done}/{total} games, {note}   ", end="", file=sys.stderr, flush=True)
 
-    result = find_fair_komi(args.game, _options_from_args(extra), agent=args.agent,
+    result = find_fair_komi(args.game, _options_from_args(extra, args.game), agent=args.agent,
                             games=args.games, seed=args.seed, jobs=args.jobs,
                             komi_range=args.range, step=args.step, rounds=args.rounds,
                             resamples=args.bootstrap, progress=progress)

@@ -1,24 +1,28 @@
 """Play a game in a terminal: humans at one keyboard and/or agents.
 
-Game-agnostic: it draws with ``state.render()`` when the game provides it
-and reads moves in the game's notation. Input and output streams are
-parameters so that tests can drive it.
+Game-agnostic: the game is run by a :class:`~boardlab.core.driver.GameDriver`,
+drawn with ``state.render()`` and ``status_lines()``, explained with the
+game's declared rules summary and notation guide, and moves are read in the
+game's notation. Input and output streams are parameters so that tests can
+drive it; at a real terminal the prompts have line editing and history.
 """
 from __future__ import annotations
 
+import json
 import sys
 import sysconfig
+import textwrap
 import traceback
 
+from .core.driver import GameDriver, UndoError
 from .core.errors import BoardlabError, IllegalMoveError
-from .core.game import RESIGN, SIMULTANEOUS, Game, State
-from .core.record import save
+from .core.game import SIMULTANEOUS, Game, State
 
 HELP = """Commands:
   <move>    a move in the game's notation (for example: {examples})
   moves     list the legal moves
   hint      a suggestion from a quick search of what you can see
-  undo      take back your last move (and the AI's reply)
+  undo      {undo}
   resign    give up the game
   help      this text
   quit      leave without finishing"""
@@ -34,20 +38,29 @@ class TerminalGame:
         self.agents = agents
         self.hint = hint
         self.failure: str | None = None      # what stopped the game, if an agent failed
-        self.seed = seed
         self.inp = inp or sys.stdin
         self.out = out or sys.stdout
         self.colour = self.out.isatty() if colour is None else colour
-        self.state = game.new_initial_state(seed=seed)
-        self.seed = getattr(self.state, "seed", seed)
+        self.driver = GameDriver(game, seed=seed)
+        self.seed = self.driver.seed
         humans = [s for s in range(game.num_seats) if s not in agents]
         self.hide = not game.perfect_information and len(humans) > 1
         self.viewer = humans[0] if len(humans) == 1 else None
+        self.editing = _line_editing(self.inp, self.out)
+
+    @property
+    def state(self) -> State:
+        return self.driver.state
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
     def ask(self, prompt: str) -> str | None:
+        if self.editing:                     # a real terminal: arrow keys and history
+            try:
+                return input(prompt).strip()
+            except EOFError:
+                return None
         self.out.write(prompt)
         self.out.flush()
         line = self.inp.readline()
@@ -57,12 +70,9 @@ class TerminalGame:
         """Draw the position as the current viewer may see it."""
         state, seat = self.state, self.viewer
         self.say()
-        if hasattr(state, "render"):
-            self.say(state.render(colour=self.colour, seat=seat))
-            for line in state.status_lines(seat=seat):
-                self.say(line)
-        else:
-            self.say(str(state))
+        self.say(state.render(colour=self.colour, seat=seat))
+        for line in state.status_lines(seat=seat):
+            self.say(line)
 
     def hand_over(self, seat: int) -> bool:
         """Hidden hands and several humans: ask the others to look away."""
@@ -79,15 +89,15 @@ class TerminalGame:
         """Play until the game ends or the human quits; return the final state."""
         self.say(f"{self.game.title or self.game.name}: {self.game.spec}. Type 'help' for help.")
         while True:
-            acting = self.state.acting_seats()
-            seat = acting[0] if acting else self.state.current_player()
-            if seat >= 0 and seat not in self.agents and not self.hand_over(seat):
+            acting = self.driver.acting()
+            seat = acting[0] if acting else None
+            if seat is not None and seat not in self.agents and not self.hand_over(seat):
                 self.say("game left unfinished")
                 return self.state
-            if self.state.is_terminal() and self.hide:
+            if self.driver.over and self.hide:
                 self.viewer = None
             self.show()
-            if self.state.is_terminal():
+            if self.driver.over:
                 return self.state
             if seat in self.agents:
                 if not self.agent_turn(seat):
@@ -99,21 +109,25 @@ class TerminalGame:
         """Let the agent move; False (the game stops) when it fails."""
         agent = self.agents[seat]
         secret = self.state.current_player() == SIMULTANEOUS
-        view = self.state.view(seat)
+        before = len(self.state.history)
         try:
-            action = agent.act(view)              # its own bug, or a broken engine
+            action = agent.act(self.driver.view(seat))   # its own bug, or a broken engine
         except Exception as error:
             return self._agent_failed(seat, error)
         try:
-            self.state.apply(action, seat=seat)   # nothing is applied when it is illegal
+            self.driver.submit(seat, action)           # nothing is applied when it is illegal
         except IllegalMoveError as error:
             return self._agent_failed(seat, error)
-        seen = self.state.view(self.viewer)["history"][-1] if "history" in \
-            self.state.view(self.viewer) else self.state.action_to_string(action)
+        seen = self.state.visible_history(self.viewer)[before]
         text = "has chosen (revealed with the others)" if secret else \
             f"plays {seen.partition(':')[2] or seen}"
         self.say(f"{_label(agent)} ({self.game.seat_names[seat]}) {text}")
+        self._announce(before)
         return True
+
+    def _announce(self, before: int) -> None:
+        for line in self.state.announcements(before):
+            self.say(line)
 
     def _agent_failed(self, seat: int, error: Exception) -> bool:
         """Say which agent failed and how; the game stops (False)."""
@@ -139,9 +153,7 @@ class TerminalGame:
         if not word:
             return False
         if word in ("help", "?", "h"):
-            legal = self.state.legal_actions_for(seat) if seat is not None else []
-            examples = ", ".join(self.state.action_to_string(a) for a in legal[:3])
-            self.say(HELP.format(examples=examples))
+            self.say(self.help_text(seat))
             return False
         if word in ("moves", "legal"):
             legal = self.state.legal_actions_for(seat) if seat is not None else \
@@ -152,18 +164,45 @@ class TerminalGame:
             self.give_hint(seat)
             return False
         if word == "undo":
-            if not self.game.perfect_information:
-                self.say("undo is off in games with hidden information (it would show what "
-                         "comes next)")
-                return False
             return self.undo()
+        before = len(self.state.history)
         try:
-            self.state.play(f"{self.game.seat_names[seat]}:{line}" if seat is not None
-                            else line)
+            if seat is None:
+                self.state.play(line)
+            else:
+                self.driver.submit(seat, line)
         except BoardlabError as error:
             self.say(f"error: {error}. Type 'help' for help.")
             return False
+        self._announce(before)
         return True
+
+    def help_text(self, seat: int | None) -> str:
+        """The commands, the goal of the game and how to write its moves."""
+        legal = self.state.legal_actions_for(seat) if seat is not None else []
+        examples = ", ".join(self.state.action_to_string(a) for a in legal[:3]) or "see 'moves'"
+        parts = [HELP.format(examples=examples, undo=self.undo_help())]
+        for title, text in (("The game", self.game.rules_summary),
+                            ("Writing moves", self.game.notation_guide)):
+            if text:
+                parts.append(f"{title}:\n" + textwrap.fill(" ".join(text.split()), width=78,
+                                                           initial_indent="  ",
+                                                           subsequent_indent="  "))
+        return "\n\n".join(parts)
+
+    def undo_help(self) -> str:
+        """What ``undo`` takes back in this game's set-up."""
+        humans = self.game.num_seats - len(self.agents)
+        if not (self.game.perfect_information and self.game.chance == "none"):
+            extra = " (never across a draw of cards or a reveal of hidden information)"
+        else:
+            extra = ""
+        if not self.agents:
+            return "take back the last move (either player's: you share the keyboard)" + extra
+        if humans > 1:
+            return "take back moves to the last one made by a person here, with the AI " \
+                   "replies after it" + extra
+        return "take back your last move and every AI reply after it" + extra
 
     def give_hint(self, seat: int | None) -> None:
         """Ask the hint agent for a move from ``seat``'s own view (the same each time)."""
@@ -182,32 +221,27 @@ class TerminalGame:
 
     def undo(self) -> bool:
         """Take back moves until it is again a human's turn, one human move at least."""
-        history = self.state.history
-        movers = self._movers()
-        cut = len(history) - 1
-        while cut > 0 and movers[cut] in self.agents:
+        movers = self.driver.movers()
+        cut = len(movers) - 1
+        while cut > 0 and not self._human(movers[cut]):
             cut -= 1
-        if cut < 0 or movers[cut] in self.agents:
+        if cut < 0 or not self._human(movers[cut]):
             self.say("nothing to undo")
             return False
-        state = self.game.new_initial_state(seed=self.seed)
-        for action in history[:cut]:
-            _replay_entry(state, action)
-        self.state = state
-        self.say(f"took back {len(history) - cut} move(s)")
+        try:
+            taken = self.driver.undo(cut)
+        except UndoError as error:
+            self.say(f"cannot undo: {error}")
+            return False
+        self.say(f"took back {taken} move(s)")
         return True
 
-    def _movers(self) -> list[int]:
-        state = self.game.new_initial_state(seed=self.seed)
-        movers = []
-        for action in self.state.history:
-            movers.append(_replay_entry(state, action))
-        return movers
+    def _human(self, seat: int) -> bool:
+        return seat >= 0 and seat not in self.agents
 
     def finish(self, save_path: str | None, ask: bool = True) -> None:
         """Offer to save the record (or save to ``save_path``)."""
-        state = self.state
-        if not state.history:
+        if not self.state.history:
             return
         if save_path is None and ask:
             save_path = self.ask("save the record? file name (empty to skip): ")
@@ -215,11 +249,24 @@ class TerminalGame:
             players = [_label(self.agents[s]) if s in self.agents else "human"
                        for s in range(self.game.num_seats)]
             try:
-                save(save_path, state, players=players, seed=self.seed)
+                with open(save_path, "w", encoding="utf-8") as handle:
+                    handle.write(json.dumps(self.driver.record(players=players), indent=1)
+                                 + "\n")
             except OSError as error:
                 self.say(f"could not save: {error}")
             else:
                 self.say(f"record saved to {save_path}")
+
+
+def _line_editing(inp, out) -> bool:
+    """At a real terminal, turn on readline (arrow keys, history) for input()."""
+    if inp is not sys.stdin or out is not sys.stdout or not (inp.isatty() and out.isatty()):
+        return False
+    try:
+        import readline  # noqa: F401  (importing it is what turns line editing on)
+    except ImportError:                          # no readline on this platform: plain input
+        pass
+    return True
 
 
 def _label(agent) -> str:
@@ -238,18 +285,3 @@ def _describe(error: Exception) -> str:
     if frames:
         text += f" (at {frames[-1].filename}, line {frames[-1].lineno}, in {frames[-1].name})"
     return text
-
-
-def _replay_entry(state: State, entry: int) -> int:
-    """Apply one history entry (a move, a seat's commit or a resignation); return its seat."""
-    size = state.game.num_actions
-    if entry >= size:
-        seat, action = divmod(entry, size)
-        state.apply(action, seat=seat - 1)
-        return seat - 1
-    seat = state.current_player()
-    if entry == RESIGN:
-        state.resign()
-    else:
-        state.apply(entry)
-    return seat

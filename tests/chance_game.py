@@ -15,6 +15,7 @@ MOVES = ("safe", "gamble", "win", "lose", "keep", "give")
 
 class GambleGame(Game):
     name = "gamble"
+    chance = "explicit"
     declared_options = (Option("p", float, 0.5, "chance that a gamble wins"),)
 
     @property
@@ -29,13 +30,17 @@ class GambleGame(Game):
     def max_game_length(self):
         return 3
 
+    def board_description(self):
+        return {"kind": "track", "cells": [], "symbols": [], "pieces": {}, "gestures": [],
+                "buttons": list(MOVES)}
+
     def new_initial_state(self, seed=None):
         return GambleState(self)
 
 
 class GambleState(State):
     def _phase(self):
-        moves = [MOVES[a] for a in self.history]
+        moves = [MOVES[a] for _, a in self.history]
         if not moves:
             return "choose"
         if moves[-1] == "gamble":
@@ -60,10 +65,10 @@ class GambleState(State):
     def _returns(self):
         if self._phase() != "over":
             return [0.0, 0.0]
-        value = {"safe": 0.2, "lose": -1.0, "keep": 1.0, "give": -1.0}[MOVES[self.history[-1]]]
+        value = {"safe": 0.2, "lose": -1.0, "keep": 1.0, "give": -1.0}[MOVES[self.history[-1].action]]
         return [value, -value]
 
-    def action_to_string(self, action):
+    def _action_text(self, action):
         return MOVES[action]
 
     def string_to_action(self, text):
@@ -72,10 +77,8 @@ class GambleState(State):
     def clone(self):
         return _copy(self)
 
-    def view(self, seat):
-        mover = self.current_player()
-        return {"seat": seat, "history": self.history_text(),
-                "legal_actions": self.legal_actions() if seat == mover else []}
+    def board_view(self, seat):
+        return {"kind": "track", "tokens": {}}
 
     def summary(self):
         return {"history": self.history_text()}

@@ -907,7 +907,7 @@ class FavourOneMove:
 
     def evaluate(self, state, rng):
         self.calls += 1
-        good = len(state.history) > self.at and state.history[self.at] == self.move
+        good = len(state.history) > self.at and state.history[self.at].action == self.move
         return [(1.0 if good else -1.0) * (1 if s == self.seat else -1)
                 for s in range(state.game.num_seats)]
 

@@ -254,3 +254,32 @@ def test_duel_says_who_forfeited_and_why(tmp_path):
     assert "crashing vs random: 0/2 = 0.0%" in out
     assert "crashing forfeited 2 game(s); the first: crash: KeyError: 'nope'" in out
     assert "random forfeited" not in out
+
+
+def test_an_unknown_option_is_named_even_without_a_value():
+    code, out, err = run("play", "carteso", "--bogus-flag")
+    assert code == 2 and "unknown option 'bogus_flag'" in err and "needs a value" not in err
+    code, out, err = run("play", "carteso", "--size")
+    assert code == 2 and "option --size needs a value" in err
+
+
+def test_match_report_with_no_games_says_so(tmp_path):
+    code, out, err = run("match", "carteso(size=5)", "random", "greedy", "--report",
+                         "--out", str(tmp_path))
+    assert code == 0, err
+    assert "no games" in out and "nothing to report" in out and "Wilson" not in out
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=5)", "rumbo(size=5)", "cartagena",
+                                  "ctor(size=8)"])
+def test_help_explains_the_goal_and_the_notation(spec):
+    game = boardlab.make(spec)
+    out = io.StringIO()
+    session = TerminalGame(game, {}, seed=1, inp=io.StringIO("help\nquit\n"), out=out,
+                           colour=False)
+    session.run()
+    text = " ".join(out.getvalue().split())
+    assert "The game:" in text and "Writing moves:" in text
+    assert " ".join(game.rules_summary.split())[:40] in text
+    assert " ".join(game.notation_guide.split())[:40] in text
+    assert "undo take back the last move" in text        # hotseat: either player's

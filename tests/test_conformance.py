@@ -5,7 +5,9 @@ import random
 import pytest
 
 import boardlab
-from boardlab.core.game import TERMINAL
+from boardlab.core.board import check_block
+from boardlab.core.game import TERMINAL, Move
+from boardlab.core.view import ENVELOPE_KEYS, RESULT_KEYS
 
 from conftest import conformance_specs
 
@@ -46,7 +48,18 @@ def test_random_games_end_properly(spec, seed):
     returns = state.returns()
     assert len(returns) == game.num_seats
     assert all(r in (-1.0, 0.0, 1.0) for r in returns)
-    assert sum(returns) == 0 if game.num_seats == 2 else True
+    low, high = game.utility_bounds
+    assert all(low <= r <= high for r in returns)
+    by_team = []
+    for members in game.teams:                      # team mates share one result
+        assert len({returns[s] for s in members}) == 1, f"{spec}: team mates differ {returns}"
+        by_team.append(returns[members[0]])
+    if any(by_team):                                # someone won, so someone lost
+        assert max(by_team) == 1.0 and min(by_team) == -1.0, by_team
+    if len(by_team) == 2:                           # two sides: zero-sum
+        assert sum(by_team) == 0
+    assert all(isinstance(entry, Move) and entry.seat in (*range(game.num_seats), -1)
+               for entry in state.history)
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -130,3 +143,86 @@ def test_the_largest_board(name):
     assert game.bench_playouts(2, seed=1) >= 2 * 676
     with pytest.raises(boardlab.NotationError, match="not on the 26x26 board"):
         state.play("Ba27")
+
+
+def _check_envelope(game, state, seat):
+    view = state.view(seat)
+    for key, kind in ENVELOPE_KEYS.items():
+        assert key in view, f"{game.spec}: view has no {key!r}"
+        assert isinstance(view[key], kind), f"{game.spec}: view[{key!r}] is {view[key]!r}"
+    assert view["seat"] == seat and view["seats"] == list(game.seat_names)
+    assert view["game"] == game.name and view["spec"] == game.public_spec
+    assert sorted(s for t in view["teams"] for s in t["seats"]) == sorted(game.seat_names)
+    assert view["acting"] == [game.seat_names[s] for s in
+                              ([] if state.is_terminal() else state.acting_seats())]
+    assert view["legal"] == [state.action_to_string(a) for a in view["legal_actions"]]
+    assert view["legal_actions"] == (state.legal_actions_for(seat)
+                                     if seat is not None and not state.is_terminal() else [])
+    assert view["terminal"] == state.is_terminal()
+    assert len(view["history"]) == len(state.history)
+    if state.is_terminal():
+        result = view["result"]
+        for key, kind in RESULT_KEYS.items():
+            assert isinstance(result[key], kind), f"{game.spec}: result[{key!r}]"
+        assert result["returns"] == state.returns()
+        assert result["draw"] == (not result["winners"])
+        assert all(state.returns()[game.seat_names.index(w)] == max(state.returns())
+                   for w in result["winners"])
+    else:
+        assert view["result"] is None
+    problems = check_block(game.board_description(), view["board"])
+    assert not problems, f"{game.spec}: {problems}"
+    assert json.loads(json.dumps(view)) == view
+    return view
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_view_has_the_envelope_and_a_board_block_as_declared(spec):
+    game = boardlab.make(spec)
+    facts = game.facts()
+    assert json.loads(json.dumps(facts)) == facts
+    assert facts["board"]["kind"] in ("square", "torus", "track")
+    assert facts["rules"].strip() and facts["notation"].strip(), "rules summary and notation guide"
+    rng = random.Random(4)
+    state = game.new_initial_state(seed=4)
+    checked = 0
+    while True:
+        if checked % 7 == 0 or state.is_terminal():
+            for seat in [*range(game.num_seats), None]:
+                _check_envelope(game, state, seat)
+        checked += 1
+        if state.is_terminal():
+            break
+        seat = rng.choice(state.acting_seats())
+        state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+
+
+def _hidden_twin_pairs(spec):
+    """States of random games, each with a twin sampled from one seat's view: the two
+    differ at most in what that seat cannot see."""
+    game = boardlab.make(spec)
+    rng = random.Random(9)
+    state = game.new_initial_state(seed=9)
+    step = 0
+    while not state.is_terminal():
+        if step % 5 == 0:
+            for seat in range(game.num_seats):
+                yield game, state, seat, game.determinize(state.view(seat), rng.randrange(2**31))
+        step += 1
+        seat = rng.choice(state.acting_seats())
+        state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+
+
+@pytest.mark.parametrize("spec", [s for s in SPECS if not boardlab.make(s).perfect_information])
+def test_a_view_hides_what_it_must(spec):
+    """Two states that differ only in what a seat cannot see give that seat (and any
+    spectator) byte-identical views; and such twins really differ somewhere."""
+    differ = 0
+    for game, state, seat, twin in _hidden_twin_pairs(spec):
+        assert json.dumps(twin.view(seat), sort_keys=True) == \
+            json.dumps(state.view(seat), sort_keys=True), f"{spec}: seat {seat} tells twins apart"
+        assert json.dumps(twin.view(None), sort_keys=True) == \
+            json.dumps(state.view(None), sort_keys=True), f"{spec}: a spectator tells them apart"
+        differ += json.dumps(twin.summary(), sort_keys=True, default=str) != \
+            json.dumps(state.summary(), sort_keys=True, default=str)
+    assert differ, f"{spec}: no twin differed in hidden information (the test would be empty)"

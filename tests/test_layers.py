@@ -57,7 +57,7 @@ def test_the_check_itself_catches_a_bad_import(tmp_path):
 def test_outer_layers_do_not_branch_on_game_names():
     names = ("carteso", "rumbo", "cartagena", "ctor")
     for path in [ROOT / "cli.py", ROOT / "terminal.py", ROOT / "bench.py",
-                 *layer_files("agents")]:
+                 *layer_files("agents"), *layer_files("arena")]:
         text = path.read_text().lower()
         code = [line for line in text.splitlines()
                 if not line.strip().startswith(("#", '"', "'")) and "example" not in line
@@ -65,3 +65,31 @@ def test_outer_layers_do_not_branch_on_game_names():
         for name in names:
             assert not any(f'"{name}"' in line or f"'{name}'" in line for line in code), \
                 f"{path.name} mentions {name}"
+
+
+def test_front_ends_do_not_probe_for_game_features():
+    """Declared facts, not probes: no hasattr/getattr on games or states outside games/."""
+    import re
+    probe = re.compile(r"\b(hasattr|getattr)\(\s*(game|state|game_obj|cls|base|self\.state|"
+                       r"self\.game|self\.base)\b")
+    for path in [ROOT / "cli.py", ROOT / "terminal.py", ROOT / "bench.py",
+                 *layer_files("agents"), *layer_files("arena"), *layer_files("core")]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            assert not probe.search(line), f"{path.name}:{number} probes a game: {line.strip()}"
+
+
+def test_no_layer_outside_games_compares_a_game_name():
+    """No string constant outside games/ (docstrings aside) is a game's name."""
+    names = {"carteso", "rumbo", "cartagena", "ctor"}
+    for path in [ROOT / "cli.py", ROOT / "terminal.py", ROOT / "bench.py",
+                 *layer_files("agents"), *layer_files("arena"), *layer_files("core")]:
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef,
+                                           ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    id(node) not in docstrings:
+                assert node.value.strip().lower() not in names, \
+                    f"{path.name}:{node.lineno} names the game {node.value!r}"

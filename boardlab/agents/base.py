@@ -39,6 +39,8 @@ class Agent:
         self.rng = random.Random(seed)
 
     spec = ""    # the spec string it was made from (make_agent sets it unless already set)
+    last_think: float | None = None      # seconds the last act() thought, when it knows better
+    time_tolerance: float | None = None  # agents held to a game clock forfeit past -this
 
     def act(self, view: dict, budget: dict | None = None) -> int:
         raise NotImplementedError

@@ -245,7 +245,7 @@ class MCTS(Agent):
 
     def _split_seats(self, game):
         """The seats whose decisions get one statistic per private information (hand)."""
-        if not hasattr(game.new_initial_state(seed=0), "private_key"):
+        if not game.private_hands:
             return frozenset()
         seats = set()
         if self.options.get("opponents") == "informed":

@@ -15,21 +15,17 @@ from ..core.game import Game, State
 
 def state_from_view(game: Game, view: dict, rng: random.Random) -> State:
     """A state consistent with ``view`` (exact for perfect information)."""
-    if hasattr(game, "determinize"):
-        return game.determinize(view, rng.randrange(2**31))
-    if not game.perfect_information:
+    if not (game.perfect_information or game.can_sample):
         raise BoardlabError(f"{game.spec}: this agent cannot search a game with hidden "
                             f"information it cannot sample")
-    state = game.new_initial_state(seed=0)
-    for text in view["history"]:
-        state.play(text)
-    return state
+    if game.perfect_information:              # exact: nothing to draw
+        return game.determinize(view, 0)
+    return game.determinize(view, rng.randrange(2**31))
 
 
 def pregame_hint(state: State, rng: random.Random) -> int | None:
     """The game's own choice in a pre-game phase it knows how to play (a komi bid), else None."""
-    hint = getattr(state, "pregame_action", None)
-    return hint(rng.randrange(2**31)) if hint is not None else None
+    return state.pregame_action(rng.randrange(2**31))
 
 
 class Sampler:
@@ -49,7 +45,7 @@ class Sampler:
 
     def __init__(self, base: State, view: dict, rng: random.Random, worlds: int = 0):
         self.base, self.view, self.rng = base, view, rng
-        self.fresh = worlds == 0 and hasattr(base, "redeal")
+        self.fresh = worlds == 0 and base.game.cheap_resample
         self.size = worlds or self.FALLBACK_WORLDS
         self.pool: list[State] = [base]
         self.drawn = 0
@@ -65,7 +61,7 @@ class Sampler:
 
     def _new(self) -> State:
         """A new, independent sample of the view."""
-        if hasattr(self.base, "redeal"):
+        if self.base.game.cheap_resample:
             state = self.base.clone()
             state.redeal(self.view["seat"], self.rng.randrange(2**31))
             return state

@@ -22,14 +22,8 @@ _NAMED = re.compile(r"^([A-Za-z_][\w.-]*)=(.+)$")
 
 
 def sides_of(game: Game) -> list[list[int]]:
-    """The seats of each side: teams when the game declares them, else one seat each."""
-    team_of = getattr(game, "team_of", None)
-    if team_of is None:
-        return [[seat] for seat in range(game.num_seats)]
-    teams: dict[int, list[int]] = {}
-    for seat in range(game.num_seats):
-        teams.setdefault(team_of(seat), []).append(seat)
-    return [teams[t] for t in sorted(teams)]
+    """The seats of each side (the game's declared teams; one seat each by default)."""
+    return [list(members) for members in game.teams]
 
 
 def parse_participants(texts: list[str]) -> dict[str, str]:

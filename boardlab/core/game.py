@@ -422,11 +422,16 @@ class State:
                     for seat in range(self.game.num_seats)]
         return self._returns()
 
-    def resign(self, seat: int | None = None) -> None:
-        """A seat that may act (default: the first) resigns: the game ends, it loses."""
+    def resign(self, seat: int | None = None, out_of_turn: bool = False) -> None:
+        """A seat that may act (default: the first) resigns: the game ends, its team loses.
+
+        ``out_of_turn``: any seat may (a forfeit, a player leaving), not only one that acts.
+        """
         acting = self.acting_seats()
         seat = acting[0] if seat is None and acting else seat
-        if seat is None or seat not in acting:
+        allowed = acting if not out_of_turn or self.is_terminal() else \
+            range(self.game.num_seats)
+        if seat is None or seat not in allowed:
             reason = "the game is over" if self.is_terminal() else \
                 f"there is no seat {seat}" if not 0 <= seat < self.game.num_seats else \
                 f"{self.game.seat_names[seat]} does not act now"

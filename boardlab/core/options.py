@@ -29,6 +29,15 @@ class FrozenOptions(dict):
     def __hash__(self):
         return hash(tuple(sorted((k, repr(v)) for k, v in self.items())))
 
+    def __reduce__(self):                 # pickles (worker processes) as a new frozen dict
+        return FrozenOptions, (dict(self),)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
 _TRUE = {"true", "on", "yes", "1"}
 _FALSE = {"false", "off", "no", "0"}
 

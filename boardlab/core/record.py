@@ -58,7 +58,7 @@ def to_record(state: State, players=None, seed: int | None = None, meta=None) ->
     """A record of the game that led to ``state``."""
     game = state.game
     if seed is None:
-        seed = getattr(state, "seed", None)
+        seed = state.seed
     record = {"format": FORMAT, "game": game.name, "spec": game.spec,
               "options": game.options, "seats": list(game.seat_names),
               "players": list(players) if players else None,
