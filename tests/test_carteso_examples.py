@@ -780,3 +780,44 @@ def test_setup_of_an_oracle_position_in_a_fresh_process(size, choices, seed):
         t.apply(action)
         r, c = divmod(action % P, n)
         ref.place(r, c, "BW"[action // P])
+
+
+# Action numbers, notation and the texts ------------------------------------------------------
+
+@isolated()
+def test_action_numbers_have_one_encoding_the_kernel_and_the_notation_share():
+    from boardlab.games import carteso_kernel as K
+
+    for spec in ("carteso(size=3,komi_protocol=bid)", "carteso(size=4)"):
+        game = boardlab.make(spec)
+        n, state = game.n, game.new_initial_state()
+        assert game.num_actions == K.num_actions(n)
+        seen = {}
+        for action in range(game.num_actions):
+            kind, value, colour = K.decode(n, action)
+            assert K.encode(n, kind, value, colour) == action
+            seen.setdefault(kind, []).append(value)
+            assert state.string_to_action(state.action_to_string(action)) == action
+        assert sorted(seen[K.KOMI]) == list(range(-2 * n * n, 2 * n * n + 1))
+        assert seen[K.SIDE] == [0, 1] and len(seen[K.PLACE]) == 2 * n * n
+        assert state.action_to_string(K.encode(n, K.PLACE, n + 2, K.WHITE)) == "Wc2"
+        assert state.action_to_string(K.encode(n, K.BUTTON, 0, 0)) == "button"
+    s = boardlab.make("carteso(size=3,button=off)").new_initial_state()
+    s.play("Bb2")
+    assert s.view(None)["board"]["marks"]["last"] == ["b2"]
+    s.play("pass")
+    assert s.view(None)["board"]["marks"]["last"] == []
+    with pytest.raises(boardlab.NotationError):
+        s.string_to_action("button")            # no button in this edition
+    with pytest.raises(boardlab.IllegalMoveError, match="without the button"):
+        s.apply(K.encode(3, K.BUTTON, 0, 0))
+
+
+def test_rules_summary_and_notation_guide():
+    game = boardlab.make("carteso")
+    assert "finished" in game.rules_summary and "button" in game.rules_summary
+    for word in ("Bc3", "Wa1", "pass", "button", "komi=K", "side=vertical", "bottom"):
+        assert word in game.notation_guide
+    assert game.new_initial_state().undo_floor() == 0
+    assert game.facts()["komi"] == {"option": "komi", "receiver": "horizontal",
+                                    "points": 122, "fixed_options": {"komi_protocol": "fixed"}}

@@ -10,7 +10,11 @@ import pytest
 import boardlab
 from boardlab.arena import komi as K
 from boardlab.cli import main
-from boardlab.core.errors import BoardlabError
+from boardlab.core import board as boards
+from boardlab.core import registry
+from boardlab.core.errors import BoardlabError, NotationError
+from boardlab.core.game import TERMINAL, Game, KomiFacts, State
+from boardlab.core.options import Option
 
 
 # Games, options, grid -----------------------------------------------------------
@@ -19,7 +23,7 @@ def test_komi_games_are_exactly_the_games_declaring_komi():
     names = K.komi_games()
     assert {"carteso", "rumbo"} <= set(names)
     for cls in boardlab.games():
-        declares = any(o.name == "komi" for o in cls.declared_options)
+        declares = boardlab.make(cls.name).komi is not None
         assert (cls.name in names) == declares
 
 
@@ -328,3 +332,131 @@ def test_the_plot_takes_rates_of_zero_and_one(tmp_path):
                               komi_range="-30:30", resamples=100)
     path = K.plot_result(result, str(tmp_path / "k.png"))
     assert Path(path).read_bytes()[:4] == b"\x89PNG"
+
+
+# A game of its own: the finder works from the declared facts alone ---------------------
+
+class TugGame(Game):
+    """Three picks of 0, 1 or 2 each, north first; the bigger total wins. The komi,
+    called ``handicap``, goes to north (the seat that moves first), and ``mode``
+    must be ``fixed`` for it to stay as set."""
+
+    name = "tug"
+    declared_options = (Option("rounds", int, 3, "picks per seat", minimum=1, maximum=9),
+                        Option("handicap", float, 0.5, "points for north"),
+                        Option("mode", str, "fixed", "fixed or auction",
+                               choices=("fixed", "auction")),
+                        Option("loud", bool, False, "nothing"))
+
+    @property
+    def seat_names(self):
+        return ("north", "south")
+
+    @property
+    def num_actions(self):
+        return 3
+
+    @property
+    def max_game_length(self):
+        return 2 * self.options["rounds"]
+
+    @property
+    def komi(self):
+        return KomiFacts(option="handicap", receiver="north", points=2 * self.options["rounds"],
+                         fixed_options=(("mode", "fixed"),))
+
+    def board_description(self):
+        return boards.track([], [], {}, [], ["0", "1", "2"])
+
+    def new_initial_state(self, seed=None):
+        return TugState(self, seed)
+
+
+class TugState(State):
+    def _current_player(self):
+        done = len(self.history)
+        return TERMINAL if done >= self.game.max_game_length else done % 2
+
+    def legal_actions(self):
+        return [] if self.is_terminal() else [0, 1, 2]
+
+    def _apply(self, action):
+        pass
+
+    def _action_text(self, action):
+        return str(action)
+
+    def string_to_action(self, text):
+        if text.strip() not in ("0", "1", "2"):
+            raise NotationError(f"{text!r} is not 0, 1 or 2")
+        return int(text)
+
+    def clone(self):
+        other = TugState(self.game, self.seed)
+        other.history, other.resigned = list(self.history), self.resigned
+        return other
+
+    def board_view(self, seat):
+        return {"kind": "track", "tokens": {}}
+
+    def scores(self):
+        totals = [0.0, 0.0]
+        for seat, action in self.history:
+            totals[seat] += action
+        return {"north": totals[0] + self.game.options["handicap"], "south": totals[1]}
+
+    def _returns(self):
+        if not self.is_terminal():
+            return [0.0, 0.0]
+        north, south = self.scores().values()
+        return [0.0, 0.0] if north == south else [1.0, -1.0] if north > south else [-1.0, 1.0]
+
+    def summary(self):
+        return {"scores": self.scores(), "winner": None}
+
+
+@pytest.fixture
+def tug(monkeypatch):
+    """The tug game, registered for one test only."""
+    monkeypatch.setitem(registry._GAMES, "tug", TugGame)
+    return TugGame
+
+
+@pytest.mark.parametrize("game, options, message", [
+    ("tug", {"handicap": "2"}, r"do not set the komi \(handicap\)"),
+    ("tug", {"mode": "auction"}, "mode=fixed"),
+    ("tug(rounds=0)", {}, "option 'rounds'"),
+])
+def test_a_game_of_its_own_is_checked_by_its_facts(tug, game, options, message):
+    with pytest.raises(BoardlabError, match=message):
+        K.base_game(game, options)
+
+
+def test_the_finder_reads_the_komi_facts_of_a_game_of_its_own(tug):
+    assert "tug" in K.komi_games()
+    game = K.base_game("tug(rounds=4,loud=true)", {"mode": "fixed"})
+    assert K.seats_of(game) == (1, 0)                   # south gives the komi to north
+    assert K.board_points(game) == 8
+    assert K.default_range(game) == (1 - 4, 1 + 4)     # 0.5 +- a quarter of 8, in half points
+    assert K.spec_with_komi(game, 3) == "tug(rounds=4,handicap=1.5,loud=true)"
+    assert K.default_plot_name(game) == "komi-tug-4-loud.png"
+    state = game.new_initial_state()
+    for move in ("2", "0", "1", "1", "0", "2", "0", "1"):
+        state.play(move)
+    assert K.board_margin(state) == 4 - 3              # south's lead, the handicap left out
+    result = K.find_fair_komi("tug(rounds=4)", agent="random", games=60, seed=3,
+                              komi_range="-4:4", resamples=100)
+    assert result["first_seat"] == "south" and result["receiver"] == "north"
+    assert result["games"] == 60 and result["default_komi"] == 0.5
+    assert {r["komi"] for r in result["per_komi"]} <= {k + 0.5 for k in range(-5, 5)}
+    assert result["margin"]["games"] == 60 and abs(result["margin"]["fair_komi"]) <= 4
+    assert "first seat south, komi to north" in "\n".join(K.format_report(result))
+
+
+def test_a_game_without_komi_facts_is_refused_clearly(tug, monkeypatch):
+    monkeypatch.setattr(TugGame, "komi", property(lambda self: None))
+    assert "tug" not in K.komi_games()
+    with pytest.raises(BoardlabError, match="tug has no komi option: it declares no komi"):
+        K.base_game("tug")
+    with pytest.raises(BoardlabError, match="declares no komi"):
+        K.komi_facts(boardlab.make("tug"))

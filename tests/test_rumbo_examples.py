@@ -523,3 +523,36 @@ def test_setup_rejects_holes_and_unclaimed_liberty_less_groups():
         rumbo("WB.../B..../...../...../.....")  # W a5 has no liberty and no claim
     s = rumbo("WB.../B..../...../...../.....", claims="Va5")
     assert claims_of(s) == [claim("V", "a5")]
+
+
+# Action numbers, notation and the texts ------------------------------------------------------
+
+@isolated()
+def test_action_numbers_have_one_encoding_the_kernel_and_the_notation_share():
+    from boardlab.games import rumbo_kernel as K
+
+    game = boardlab.make("rumbo(size=3,komi_protocol=bid)")
+    n, state = game.n, game.new_initial_state()
+    assert game.num_actions == K.num_actions(n)
+    for action in range(game.num_actions):
+        kind, value, colour = K.decode(n, action)
+        assert K.encode(n, kind, value, colour) == action
+        if kind in (K.PASS, K.BUTTON):
+            continue                            # numbered as in Carteso, no Rumbo move
+        assert state.string_to_action(state.action_to_string(action)) == action
+    s = rumbo("...../...../...../...../.W...")
+    with pytest.raises(boardlab.IllegalMoveError, match="no passing and no button"):
+        s.apply(K.encode(5, K.PASS, 0, 0))
+    with pytest.raises(boardlab.IllegalMoveError, match="it would make a hole at a1$"):
+        s.play("Wa2")                          # a1 would see only white (a2, b1)
+    s.play("Ba2")
+    assert s.view(None)["board"]["marks"]["last"] == ["a2"]
+
+
+def test_rules_summary_and_notation_guide():
+    game = boardlab.make("rumbo")
+    assert "hole" in game.rules_summary and "no passing" in game.rules_summary
+    for word in ("Bc3", "Wa1", "no pass", "komi=K", "side=vertical", "bottom", "north"):
+        assert word in game.notation_guide
+    assert game.new_initial_state().undo_floor() == 0
+    assert game.facts()["komi"]["points"] == 121 and game.facts()["board"]["buttons"] == []

@@ -1,7 +1,12 @@
 """A fair-komi finder: self-play over a range of komi values, then a logistic fit.
 
-The first seat (Vertical in Carteso and Rumbo) moves first; komi is added to the
-second seat's score. We model
+Everything game-specific comes from the game's declared komi facts
+(:class:`~boardlab.core.game.KomiFacts`, ``game.komi``): the option that sets
+the komi, the seat it is credited to (the *receiver*), the largest margin a game
+can end with (``points``, which sizes the default range) and the options that
+fix the komi (no bidding). A game whose ``komi`` is None has no komi and is
+refused. Below, **the first seat** is the seat that *gives* the komi: the other
+of the two seats (it moves first in the games with komi so far). We model
 
     P(first seat wins | komi K) = 1 / (1 + exp(-(a - b*K)))
 
@@ -10,9 +15,9 @@ both seats win half the time, is ``k* = a / b``. Assumptions, stated once:
 
 * Komi values are kept in **half points** (ints) inside this module.
 * The allowed komi values are the game's default komi plus whole multiples of
-  ``step`` (default 1). The defaults are chosen by the games to avoid draws
-  (Carteso: whole numbers with the button, x.5 without it; Rumbo: whole numbers),
-  so with ``step=1`` the finder tests the komi form each edition uses.
+  ``step`` (default 1). Games choose their defaults to avoid draws (a whole
+  number where the other scores are whole, x.5 where a half point already
+  decides), so with ``step=1`` the finder tests the komi form each edition uses.
 * Both seats are played by the same agent; game i uses seed ``seed + i``, so a run
   is reproducible for iteration-budget agents (not for time budgets) and does
   not depend on ``jobs`` (the rounds are barriers).
@@ -20,6 +25,8 @@ both seats win half the time, is ``k* = a / b``. Assumptions, stated once:
   rounds put theirs on the allowed values nearest the current estimate.
 * The 95% interval of k* is a percentile bootstrap over games, resampled within
   each komi value (the design is held fixed), seeded by the run's seed.
+* The board margin of a game (the first seat's lead without komi) is read from
+  the final state's ``scores()``, where the receiver's score includes the komi.
 
 Nothing here prints: progress goes through the ``progress(done, total, note)``
 callback and the report is returned as text (:func:`format_report`).
@@ -35,8 +42,10 @@ import numpy as np
 
 from ..agents.base import load_agents_from, loaded_agent_sources
 from ..core.errors import BoardlabError
+from ..core.game import Game, KomiFacts
 from ..core.options import parse_spec
 from ..core import registry
+from ..core.record import check_record
 from ..core.registry import game_class, make
 from .game_runner import run_game
 from .match import wilson_interval
@@ -63,46 +72,75 @@ class DegenerateData(ValueError):
 
 # Games, options and the komi grid ---------------------------------------------------
 
-def komi_games() -> list[str]:
-    """Names of the registered games that declare a ``komi`` option."""
-    return [cls.name for cls in registry.games() if _has_option(cls, "komi")]
-
-
-def _has_option(cls, name: str) -> bool:
-    return any(option.name == name for option in cls.declared_options)
-
-
-def _quiet_make(name: str, options: dict):
-    """make() without the warnings some komi values raise (e.g. Rumbo's draw parity)."""
+def _quiet_make(name: str, options: dict) -> Game:
+    """make() without the warnings some komi values raise (e.g. a komi that allows draws)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return make(name, **options)
 
 
-def base_game(game: str, options: dict | None = None):
-    """The game with the user's options and a fixed komi protocol, checked.
+def komi_games() -> list[str]:
+    """Names of the registered games that declare komi facts (in their default set-up)."""
+    return [cls.name for cls in registry.games() if _quiet_make(cls.name, {}).komi is not None]
+
+
+def komi_facts(game_obj: Game) -> KomiFacts:
+    """The game's komi facts; BoardlabError for a game without komi."""
+    facts = game_obj.komi
+    if facts is None:
+        raise BoardlabError(f"{game_obj.name} has no komi option: it declares no komi facts "
+                            f"(games with komi: {', '.join(komi_games()) or 'none'})")
+    return facts
+
+
+def _same_value(name: str, option: str, raw, value) -> bool:
+    """Whether the raw text ``raw`` of ``option`` resolves to ``value`` in game ``name``."""
+    return _quiet_make(name, {option: raw}).options[option] == value
+
+
+def base_game(game: str, options: dict | None = None) -> Game:
+    """The game with the user's options and its komi fixed (the facts' fixed options), checked.
 
     ``game`` is a name or a spec string; ``options`` are raw values (e.g. from the
     command line). Raises BoardlabError for games without komi, two-seat games
-    only, and for a ``komi`` or bidding protocol set by the user.
+    only, and for a komi, or an option the finder fixes, set by the user otherwise.
     """
     name, raw = parse_spec(game)
     raw.update(options or {})
-    cls = game_class(name)
-    if not _has_option(cls, "komi"):
-        raise BoardlabError(f"{cls.name} has no komi option (games with komi: "
-                            f"{', '.join(komi_games()) or 'none'})")
-    if "komi" in raw:
-        raise BoardlabError("do not set the komi: the finder varies it (use --range LO:HI)")
-    if str(raw.get("komi_protocol", "fixed")).strip().lower() != "fixed":
-        raise BoardlabError("the finder plays with komi_protocol=fixed (drop the option)")
-    if _has_option(cls, "komi_protocol"):
-        raw["komi_protocol"] = "fixed"
+    name = game_class(name).name
+    facts = komi_facts(_quiet_make(name, {}))
+    if facts.option in raw:
+        raise BoardlabError(f"do not set the komi ({facts.option}): the finder varies it "
+                            f"(use --range LO:HI)")
+    for option, value in facts.fixed_options:
+        if option in raw and not _same_value(name, option, raw[option], value):
+            raise BoardlabError(f"the finder plays with {option}={_show(value)} "
+                                f"(drop the option)")
+        raw[option] = value
     game_obj = _quiet_make(name, raw)
+    facts = komi_facts(game_obj)
     if game_obj.num_seats != 2:
         raise BoardlabError(f"{game_obj.spec} has {game_obj.num_seats} seats; the finder "
                             f"needs two")
+    if facts.receiver not in game_obj.seat_names:
+        raise BoardlabError(f"{game_obj.spec}: the komi goes to {facts.receiver!r}, which is "
+                            f"not a seat ({', '.join(game_obj.seat_names)})")
     return game_obj
+
+
+def _show(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def seats_of(game_obj: Game) -> tuple[int, int]:
+    """(the first seat: it gives the komi, the receiver's seat)."""
+    receiver = game_obj.seat_names.index(komi_facts(game_obj).receiver)
+    return 1 - receiver, receiver
+
+
+def komi_of(game_obj: Game) -> float:
+    """The game's komi in points (its komi option's value)."""
+    return game_obj.options[komi_facts(game_obj).option]
 
 
 def _raw_options(game_obj) -> dict:
@@ -112,16 +150,13 @@ def _raw_options(game_obj) -> dict:
 
 def spec_with_komi(game_obj, komi_half: int) -> str:
     """The canonical spec of ``game_obj`` with a fixed komi of ``komi_half``/2 points."""
-    return _quiet_make(game_obj.name, {**_raw_options(game_obj), "komi": komi_half / 2}).spec
+    option = komi_facts(game_obj).option
+    return _quiet_make(game_obj.name, {**_raw_options(game_obj), option: komi_half / 2}).spec
 
 
 def board_points(game_obj) -> int:
-    """Points on the board: the game's ``points``, else size squared, else 100."""
-    points = getattr(game_obj, "points", None)
-    if points is None:
-        size = game_obj.options.get("size")
-        points = size * size if isinstance(size, int) else 100
-    return int(points)
+    """The largest margin a game can end with (the komi facts' ``points``)."""
+    return int(komi_facts(game_obj).points)
 
 
 def to_half(value: float, what: str = "komi") -> int:
@@ -149,12 +184,12 @@ def parse_range(text: str) -> tuple[int, int]:
 
 
 def default_range(game_obj, step_half: int = 2) -> tuple[int, int]:
-    """The game's default komi ± a quarter of the board's points (rounded up to a step).
+    """The game's default komi ± a quarter of its largest margin (rounded up to a step).
 
-    Self-play margins spread widely (tens of points on 9x9), so the span grows with
-    the board: ±21 on 9x9, ±31 on 11x11, ±43 on 13x13 with step 1.
+    Self-play margins spread widely (tens of points on a board of 81), so the span
+    grows with the game: ±21 for a largest margin of 81 or 82, ±31 for 121 with step 1.
     """
-    centre = to_half(game_obj.options["komi"])
+    centre = to_half(komi_of(game_obj))
     span = math.ceil(board_points(game_obj) / 4 * 2 / step_half) * step_half
     return centre - span, centre + span
 
@@ -365,25 +400,32 @@ def margin_estimate(margins, anchor_half: int, step_half: int, resamples: int,
 def _play_one(task):
     """Worker: one self-play game -> (first-seat score 1/0.5/0, actions, CPU seconds, margin).
 
-    ``margin`` is the first seat's lead on the board (its score minus the second
-    seat's score without komi): the komi that would have made the game a draw.
+    ``margin`` is the first seat's lead on the board (see :func:`board_margin`), None
+    after a forfeit (the game did not end by the rules).
     """
     spec, agent, seed = task
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = run_game(spec, [agent, agent], seed)
-    first = result.returns[0]
-    score = 1.0 if first > 0 else 0.0 if first < 0 else 0.5
-    return score, result.actions, time.process_time() - start, _margin(result.record)
+        final = None if result.forfeit else check_record(result.record)
+    first, _ = seats_of(_quiet_make(spec, {}))
+    value = result.returns[first]
+    score = 1.0 if value > 0 else 0.0 if value < 0 else 0.5
+    return score, result.actions, time.process_time() - start, \
+        None if final is None else board_margin(final)
 
 
-def _margin(record: dict) -> float | None:
-    scores = (record.get("result") or {}).get("scores")
+def board_margin(state) -> float | None:
+    """The first seat's lead at the end of ``state``'s game, komi left out: its score
+    minus the receiver's, plus the komi (the komi that would have made it a draw).
+    None for a game that keeps no score."""
+    scores = state.scores()
     if not scores:
         return None
-    first, second = record["seats"][:2]
-    return scores[first] - scores[second] + record["options"]["komi"]
+    names = state.game.seat_names
+    first, receiver = seats_of(state.game)
+    return scores[names[first]] - scores[names[receiver]] + komi_of(state.game)
 
 
 def _play_tasks(tasks, pool):
@@ -423,7 +465,10 @@ def find_fair_komi(game: str, options: dict | None = None, agent: str = DEFAULT_
     result = summarise(outcomes, plan["anchor"], plan["step"], resamples, seed)
     result["margin"] = margin_estimate(margins, plan["anchor"], plan["step"], resamples, seed)
     lo, hi = plan["range"]
+    first, receiver = seats_of(plan["game"])
+    names = plan["game"].seat_names
     result.update(game=plan["game"].name, spec=plan["game"].spec, agent=agent, seed=seed,
+                  first_seat=names[first], receiver=names[receiver],
                   range=[lo / 2, hi / 2], step=plan["step"] / 2,
                   default_komi=plan["anchor"] / 2, rounds=len(round_sizes(games, rounds)),
                   jobs=jobs, mean_actions=float(np.mean(actions)),
@@ -444,7 +489,7 @@ def plan_run(game, options, agent, games, jobs, komi_range, step, rounds, resamp
     step_half = to_half(step, "--step")
     _check_settings(games, rounds, jobs, step_half, resamples)
     make_agent(agent, game_obj, 0, seed=seed)           # a clear error for a bad agent now
-    anchor = to_half(game_obj.options["komi"])
+    anchor = to_half(komi_of(game_obj))
     if komi_range is None:
         lo, hi = default_range(game_obj, step_half)
     elif isinstance(komi_range, str):
@@ -555,7 +600,9 @@ def format_report(result: dict) -> list[str]:
     """The result as lines of text: the per-komi table, then the fair komi."""
     lines = [f"{result['spec']}: komi for {result['agent']} self-play, {result['games']} games "
              f"(seed {result['seed']}, range {result['range'][0]:g}:{result['range'][1]:g}, "
-             f"allowed komi {result['default_komi']:g} + multiples of {result['step']:g})",
+             f"allowed komi {result['default_komi']:g} + multiples of {result['step']:g}"
+             + (f"; first seat {result['first_seat']}, komi to {result['receiver']}"
+                if result.get("receiver") else "") + ")",
              f"{'komi':>7} {'games':>6} {'draws':>6} {'first seat':>11} "
              f"{'95% interval':>14} {'fitted':>7}"]
     for row in result["per_komi"]:
@@ -590,15 +637,22 @@ def format_report(result: dict) -> list[str]:
 
 
 def default_plot_name(game_obj) -> str:
-    """komi-<game>-<size>[-<other options>].png, e.g. komi-carteso-9-nobutton.png."""
+    """komi-<game>[-<options>].png for the options given, in the game's order, without
+    the komi and the options the finder fixes: the game's first option by its value
+    alone (the board size, say), a boolean as its name or no+name, any other as name
+    and value; e.g. komi-mygame-9-nobutton.png."""
+    facts = komi_facts(game_obj)
+    skip = {facts.option} | {name for name, _ in facts.fixed_options}
     parts = [game_obj.name]
-    for name in sorted(game_obj.given - {"komi", "komi_protocol"},
-                       key=lambda o: (o != "size", o)):
+    for index, option in enumerate(game_obj.declared_options):
+        name = option.name
+        if name not in game_obj.given or name in skip:
+            continue
         value = game_obj.options[name]
         if isinstance(value, bool):
             parts.append(name if value else f"no{name}")
         else:
-            parts.append(str(value) if name == "size" else f"{name}{value}")
+            parts.append(str(value) if index == 0 else f"{name}{value}")
     safe = "-".join(parts).replace("/", "_").replace(" ", "")
     return f"komi-{safe}.png"
 
@@ -634,8 +688,8 @@ def plot_result(result: dict, path: str) -> str:
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlim(lo - 1, hi + 1)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("komi (points for the second seat)")
-    ax.set_ylabel("first seat's score (draws half)")
+    ax.set_xlabel(f"komi (points for {result.get('receiver') or 'the second seat'})")
+    ax.set_ylabel(f"{result.get('first_seat') or 'first seat'}'s score (draws half)")
     ax.set_title(f"{result['spec']}: {result['agent']} self-play, {result['games']} games",
                  fontsize=10)
     ax.legend(fontsize=8, loc="best")

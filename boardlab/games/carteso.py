@@ -18,13 +18,14 @@ from .grid_notation import point_name
 from .territory import SIDES, TerritoryGame, TerritoryState, territory_options
 
 
-_SCRATCH: dict[int, np.ndarray] = {}
+_SCRATCH: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _scratch(n: int) -> np.ndarray:
-    """The flood-fill work space shared by all states of size n (one thread)."""
+def _scratch(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The flood-fill work space and the legal-move list shared by all states of size n
+    (one thread; neither is part of a position)."""
     if n not in _SCRATCH:
-        _SCRATCH[n] = K.new_scratch(n)
+        _SCRATCH[n] = K.new_scratch(n), np.empty(2 * n * n + 1, dtype=np.int32)
     return _SCRATCH[n]
 
 
@@ -33,10 +34,9 @@ def _default_komi(options) -> float:
 
 
 class CartesoState(TerritoryState):
-    kernel = K
 
     def _init_buffer(self):
-        self.scratch = _scratch(self.game.n)
+        self.scratch, self.move_list = _scratch(self.game.n)
         K.init(self.buf, self.game.n, int(self.game.options["button"]))
 
     def _setup(self, board, marks):
@@ -60,35 +60,25 @@ class CartesoState(TerritoryState):
                 raise OptionError(f"option 'position': the group at {point_name(int(cell), n)}"
                                   f" is finished but not in 'claims' (add V or H)")
 
-    def _button_open(self) -> bool:
-        return bool(self.buf[K.M_BUTTON_ON]) and self.buf[K.M_BUTTON] == K.NO_BUTTON
-
     def _legal_play(self) -> list[int]:
-        P = self.game.points
-        empty = np.flatnonzero(self.board == 0)
-        last = self.game.button_action if self._button_open() else self.game.pass_action
-        return np.concatenate((empty, empty + P)).tolist() + [last]
+        return self.move_list[:K.legal(self.buf, self.game.n, self.move_list)].tolist()
 
-    def _play_reason(self, action: int) -> str | None:
-        P = self.game.points
-        if action < 2 * P:
-            cell = action % P
-            return f"{point_name(cell, self.game.n)} is occupied" if self.board[cell] else None
-        if action == self.game.pass_action:
-            return "no passing until someone has taken the button" if self._button_open() \
-                else None
+    def _play_legal(self, action: int) -> bool:
+        return K.is_legal(self.buf, self.game.n, action)
+
+    def _play_reason(self, action: int) -> str:
+        n = self.game.n
+        kind, cell, _ = K.decode(n, action)
+        if kind == K.PLACE:
+            return f"{point_name(cell, n)} is occupied"
+        if kind == K.PASS:
+            return "no passing until someone has taken the button"
         if not self.buf[K.M_BUTTON_ON]:
             return "this game is played without the button"
-        return None if self._button_open() else "the button has already been taken"
+        return "the button has already been taken"
 
     def _apply_play(self, action: int) -> None:
-        P, topo = self.game.points, self.topo
-        if action < 2 * P:
-            K.place(self.buf, self.scratch, self.game.n, topo.nbr, topo.diag, action % P, 1 + action // P)
-        elif action == self.game.pass_action:
-            K.pass_turn(self.buf)
-        else:
-            K.take_button(self.buf)
+        K.play(self.buf, self.scratch, self.game.n, self.topo.nbr, self.topo.diag, action)
 
     def _over(self) -> bool:
         return bool(self.buf[K.M_OVER])
@@ -112,7 +102,27 @@ class Carteso(TerritoryGame):
     name = "carteso"
     title = "Carteso"
     description = "claim finished groups: taller ones for Vertical, wider ones for Horizontal"
-    has_pass = True
+    kernel = K
+    rules_summary = (
+        "Two sides, Vertical (moves first) and Horizontal, take turns; each turn places a "
+        "black or a white stone (either side may use either colour) on an empty point, "
+        "passes, or takes the button. The goal is to claim finished groups. A group (stones "
+        "of one colour linked along the lines) is finished when no later placements could "
+        "make it taller or wider. After every placement each finished, unclaimed group on "
+        "the board is claimed at once: a group taller than wide by Vertical, one wider than "
+        "tall by Horizontal, a square one by the opponent of the player who just moved. A "
+        "claim is permanent and stones later added to the group count for its owner. In the "
+        "button edition nobody may pass until the button has been taken; it is worth half a "
+        "point. Two passes in a row end the game: each side scores the stones in the groups "
+        "it has claimed, Horizontal adds the komi, the higher score wins and equal scores "
+        "draw.")
+    notation_guide = (
+        "A placement is a colour and a point: Bc3 puts a black stone on c3, Wa1 a white one "
+        "on a1. Columns are letters a, b, c... from the left; rows are numbers 1, 2, 3... from "
+        "the bottom. pass passes the turn; button takes the button (button edition only). With "
+        "komi_protocol=bid the game opens with a bid: the first player proposes Horizontal's "
+        "komi with komi=K (a multiple of 0.5, e.g. komi=6.5), then the second picks a side "
+        "with side=vertical or side=horizontal. resign resigns.")
     conformance_specs = ("carteso", "carteso(size=5)", "carteso(size=7,button=off,komi=0)",
                          "carteso(size=4,komi_protocol=bid)", "carteso(size=2)")
     bench_specs = ("carteso(size=9)", "carteso(size=11)", "carteso(size=13)")
@@ -125,8 +135,8 @@ class Carteso(TerritoryGame):
         return 2 * (self.points + 1) + 1 + 2
 
     @property
-    def has_button(self) -> bool:
-        return self.options["button"]
+    def words(self) -> tuple[str, ...]:
+        return ("pass", "button") if self.options["button"] else ("pass",)
 
     def new_initial_state(self, seed=None) -> CartesoState:
         return CartesoState(self, seed)

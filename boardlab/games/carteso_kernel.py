@@ -32,9 +32,60 @@ NARR = 22
 NO_BUTTON = -1
 MAX_SEARCHES = 4
 
+# Action numbers: the game's whole action space, P = n * n. ``decode`` gives
+# (kind, value, colour); ``encode`` is its inverse. Only these two know the layout.
+#   cell              a black stone on cell         (PLACE, cell, BLACK)
+#   P + cell          a white stone on cell         (PLACE, cell, WHITE)
+#   2P                pass                          (PASS, 0, 0)
+#   2P + 1            take the button               (BUTTON, 0, 0)
+#   2P + 2 + side     pre-game: choose a side       (SIDE, VERTICAL or HORIZONTAL, 0)
+#   4P + 4 + h        pre-game: propose a komi of   (KOMI, h, 0)
+#                     h half points, |h| <= 2P
+PLACE, PASS, BUTTON, SIDE, KOMI = range(5)
+
 
 def buffer_size(n: int) -> int:
     return META + NARR * n * n
+
+
+def num_actions(n: int) -> int:
+    """The size of the action space on an n x n board."""
+    return 6 * n * n + 5
+
+
+def max_komi_half(n: int) -> int:
+    """The largest komi a pre-game proposal may name, in half points (every point)."""
+    return 2 * n * n
+
+
+@njit(cache=True, inline="always")
+def encode(n, kind, value, colour):
+    """The action number of a move (see the table above); ``colour`` only for PLACE."""
+    P = n * n
+    if kind == PLACE:
+        return value + (colour - 1) * P
+    if kind == PASS:
+        return 2 * P
+    if kind == BUTTON:
+        return 2 * P + 1
+    if kind == SIDE:
+        return 2 * P + 2 + value
+    return 4 * P + 4 + value
+
+
+@njit(cache=True, inline="always")
+def decode(n, action):
+    """(kind, value, colour) of an action number in range(num_actions(n))."""
+    P = n * n
+    if action < 2 * P:
+        return PLACE, action % P, 1 + action // P
+    if action == 2 * P:
+        return PASS, 0, 0
+    if action == 2 * P + 1:
+        return BUTTON, 0, 0
+    if action < 2 * P + 4:
+        return SIDE, action - 2 * P - 2, 0
+    return KOMI, action - 4 * P - 4, 0
 
 
 def new_scratch(n: int) -> np.ndarray:
@@ -48,6 +99,12 @@ def new_scratch(n: int) -> np.ndarray:
 @njit(cache=True, inline="always")
 def _arr(buf, k, P):
     return buf[META + k * P: META + (k + 1) * P]
+
+
+@njit(cache=True)
+def array(buf, n, k):
+    """Array ``k`` (an ``A_`` constant) of the position in ``buf``, as a view."""
+    return _arr(buf, k, n * n)
 
 
 @njit(cache=True)
@@ -419,6 +476,51 @@ def place(buf, scratch, n, nbr, diag, cell, c):
     buf[M_NPLACED] += 1
 
 
+@njit(cache=True, inline="always")
+def button_open(buf):
+    """Whether the button is in play and nobody has taken it (no passing until then)."""
+    return buf[M_BUTTON_ON] == 1 and buf[M_BUTTON] == NO_BUTTON
+
+
+@njit(cache=True)
+def is_legal(buf, n, action):
+    """Whether a play action (a placement, pass or the button) is legal in play."""
+    kind, cell, _ = decode(n, action)
+    if kind == PLACE:
+        return buf[_o(A_BOARD, n * n) + cell] == EMPTY
+    if kind == PASS:
+        return not button_open(buf)
+    return kind == BUTTON and button_open(buf)
+
+
+@njit(cache=True)
+def legal(buf, n, out):
+    """Write the legal play actions to ``out`` (black stones, white stones, then pass
+    or the button); return how many."""
+    P = n * n
+    ob = _o(A_BOARD, P)
+    k = 0
+    for c in (BLACK, WHITE):
+        for x in range(P):
+            if buf[ob + x] == EMPTY:
+                out[k] = encode(n, PLACE, x, c)
+                k += 1
+    out[k] = encode(n, BUTTON if button_open(buf) else PASS, 0, 0)
+    return k + 1
+
+
+@njit(cache=True)
+def play(buf, scratch, n, nbr, diag, action):
+    """Apply a legal play action: a placement, a pass or taking the button."""
+    kind, cell, colour = decode(n, action)
+    if kind == PLACE:
+        place(buf, scratch, n, nbr, diag, cell, colour)
+    elif kind == PASS:
+        pass_turn(buf)
+    else:
+        take_button(buf)
+
+
 @njit(cache=True)
 def pass_turn(buf):
     buf[M_PASSES] += 1
@@ -450,7 +552,7 @@ def playout(buf, scratch, n, nbr, diag, seed):
             s = rng_next(s)
             r = rng_below(s, 2 * ne)
             place(buf, scratch, n, nbr, diag, buf[oe + (r >> 1)], 1 + (r & 1))
-        elif buf[M_BUTTON_ON] == 1 and buf[M_BUTTON] == NO_BUTTON:
+        elif button_open(buf):
             take_button(buf)
         else:
             pass_turn(buf)

@@ -22,7 +22,6 @@ def _default_komi(options) -> float:
 
 
 class RumboState(TerritoryState):
-    kernel = K
 
     def _init_buffer(self):
         K.init(self.buf, self.game.n)
@@ -55,23 +54,22 @@ class RumboState(TerritoryState):
         count = K.legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, out)
         return out[:count].tolist()
 
-    def _play_reason(self, action: int) -> str | None:
-        P, n = self.game.points, self.game.n
-        if action >= 2 * P:
+    def _play_legal(self, action: int) -> bool:
+        return K.is_legal_action(self.buf, self.game.n, self.topo.nbr, self.topo.degree, action)
+
+    def _play_reason(self, action: int) -> str:
+        n, topo = self.game.n, self.topo
+        kind, cell, colour = K.decode(n, action)
+        if kind != K.PLACE:
             return "Rumbo has no passing and no button"
-        cell, colour = action % P, 1 + action // P
         if self.board[cell]:
             return f"{point_name(cell, n)} is occupied"
-        if not K.is_legal(self.buf, n, self.topo.nbr, self.topo.degree, cell, colour):
-            holes = [point_name(int(q), n) for q in self.topo.nbr[cell] if q >= 0
-                     and self.board[q] == 0 and all(self.board[r] == colour or r == cell
-                                                    for r in self.topo.nbr[q] if r >= 0)]
-            return f"it would make a hole at {', '.join(holes)}"
-        return None
+        walled = np.empty(4, dtype=np.int64)
+        count = K.holes(self.buf, n, topo.nbr, topo.degree, cell, colour, walled)
+        return f"it would make a hole at {', '.join(point_name(int(q), n) for q in walled[:count])}"
 
     def _apply_play(self, action: int) -> None:
-        P = self.game.points
-        K.place(self.buf, self.game.n, self.topo.nbr, action % P, 1 + action // P)
+        K.play(self.buf, self.game.n, self.topo.nbr, action)
 
     def _over(self) -> bool:
         return self.buf[K.M_NEMPTY] == 0
@@ -89,6 +87,25 @@ class Rumbo(TerritoryGame):
                          "rumbo(size=6,komi_protocol=bid)")
     bench_specs = ("rumbo(size=9)", "rumbo(size=11)", "rumbo(size=13)")
     declared_options = territory_options(_default_komi)
+    kernel = K
+    rules_summary = (
+        "Two sides, Vertical (moves first) and Horizontal, take turns placing a black or a "
+        "white stone (either side may use either colour) on an empty point; there is no "
+        "passing. A placement must not make a hole: an empty point whose neighbours all hold "
+        "one colour. The goal is to claim groups (stones of one colour linked along the "
+        "lines): after a placement on p, every unclaimed group left without liberties is "
+        "claimed, and its owner follows from the directions (N, E, S, W) in which p touches "
+        "it: more north-south goes to Vertical, more east-west to Horizontal, and with one of "
+        "each NE and SW go to Vertical, NW and SE to Horizontal. When the board is full each "
+        "side scores the stones in the groups it has claimed, Horizontal adds the komi, the "
+        "higher score wins and equal scores draw.")
+    notation_guide = (
+        "A move is a colour and a point: Bc3 puts a black stone on c3, Wa1 a white one on a1. "
+        "Columns are letters a, b, c... from the left; rows are numbers 1, 2, 3... from the "
+        "bottom, and north is up (towards higher rows), which matters for who claims. There is "
+        "no pass and no button. With komi_protocol=bid the game opens with a bid: the first "
+        "player proposes Horizontal's komi with komi=K (a multiple of 0.5, e.g. komi=6), then "
+        "the second picks a side with side=vertical or side=horizontal. resign resigns.")
 
     def validate(self):
         super().validate()

@@ -25,13 +25,71 @@ NARR = 9
 OWNER_OF_MASK = np.array([-1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1, 1, 0, 0, 1, -1], dtype=np.int32)
 
 
+# Action numbers: the game's whole action space, P = n * n, numbered as Carteso's
+# (2P and 2P + 1, Carteso's pass and button, are never legal in Rumbo). ``decode``
+# gives (kind, value, colour); ``encode`` is its inverse. Only these two know the layout.
+#   cell              a black stone on cell         (PLACE, cell, BLACK)
+#   P + cell          a white stone on cell         (PLACE, cell, WHITE)
+#   2P, 2P + 1        no Rumbo move                 (PASS or BUTTON, 0, 0)
+#   2P + 2 + side     pre-game: choose a side       (SIDE, VERTICAL or HORIZONTAL, 0)
+#   4P + 4 + h        pre-game: propose a komi of   (KOMI, h, 0)
+#                     h half points, |h| <= 2P
+PLACE, PASS, BUTTON, SIDE, KOMI = range(5)
+
+
 def buffer_size(n: int) -> int:
     return META + NARR * n * n
+
+
+def num_actions(n: int) -> int:
+    """The size of the action space on an n x n board."""
+    return 6 * n * n + 5
+
+
+def max_komi_half(n: int) -> int:
+    """The largest komi a pre-game proposal may name, in half points (every point)."""
+    return 2 * n * n
+
+
+@njit(cache=True, inline="always")
+def encode(n, kind, value, colour):
+    """The action number of a move (see the table above); ``colour`` only for PLACE."""
+    P = n * n
+    if kind == PLACE:
+        return value + (colour - 1) * P
+    if kind == PASS:
+        return 2 * P
+    if kind == BUTTON:
+        return 2 * P + 1
+    if kind == SIDE:
+        return 2 * P + 2 + value
+    return 4 * P + 4 + value
+
+
+@njit(cache=True, inline="always")
+def decode(n, action):
+    """(kind, value, colour) of an action number in range(num_actions(n))."""
+    P = n * n
+    if action < 2 * P:
+        return PLACE, action % P, 1 + action // P
+    if action == 2 * P:
+        return PASS, 0, 0
+    if action == 2 * P + 1:
+        return BUTTON, 0, 0
+    if action < 2 * P + 4:
+        return SIDE, action - 2 * P - 2, 0
+    return KOMI, action - 4 * P - 4, 0
 
 
 @njit(cache=True, inline="always")
 def _arr(buf, k, P):
     return buf[META + k * P: META + (k + 1) * P]
+
+
+@njit(cache=True)
+def array(buf, n, k):
+    """Array ``k`` (an ``A_`` constant) of the position in ``buf``, as a view."""
+    return _arr(buf, k, n * n)
 
 
 @njit(cache=True)
@@ -48,31 +106,71 @@ def init(buf, n):
 
 
 @njit(cache=True, inline="always")
+def _makes_hole(buf, P, degree, q, c):
+    """Whether colour ``c`` put down next to point ``q`` (-1: off the board) makes ``q``
+    a hole (RULES §2.3): ``q`` is empty and its other neighbours all hold ``c``."""
+    return q >= 0 and buf[_o(A_BOARD, P) + q] == EMPTY and \
+        buf[_o(A_COUNT + c - 1, P) + q] == degree[q] - 1
+
+
+@njit(cache=True, inline="always")
+def _o(k, P):
+    """Offset of array ``k`` in the buffer."""
+    return META + k * P
+
+
+@njit(cache=True, inline="always")
 def is_legal(buf, n, nbr, degree, cell, c):
     """Whether colour ``c`` may go on ``cell``: it is empty and makes no hole."""
     P = n * n
-    board = _arr(buf, A_BOARD, P)
-    if board[cell] != EMPTY:
+    if buf[_o(A_BOARD, P) + cell] != EMPTY:
         return False
-    count = _arr(buf, A_COUNT + c - 1, P)
     for d in range(4):
-        q = nbr[cell, d]
-        if q >= 0 and board[q] == EMPTY and count[q] == degree[q] - 1:
+        if _makes_hole(buf, P, degree, nbr[cell, d], c):
             return False
     return True
 
 
 @njit(cache=True)
+def holes(buf, n, nbr, degree, cell, c, out):
+    """Write the points that colour ``c`` on ``cell`` would make holes to ``out``;
+    return how many (0 exactly when the placement breaks no hole rule)."""
+    P = n * n
+    k = 0
+    for d in range(4):
+        q = nbr[cell, d]
+        if _makes_hole(buf, P, degree, q, c):
+            out[k] = q
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def is_legal_action(buf, n, nbr, degree, action):
+    """Whether a play action is legal in play (only placements are Rumbo moves)."""
+    kind, cell, colour = decode(n, action)
+    return kind == PLACE and is_legal(buf, n, nbr, degree, cell, colour)
+
+
+@njit(cache=True)
 def legal(buf, n, nbr, degree, out):
-    """Write the legal actions (cell for black, P + cell for white) to ``out``; return how many."""
+    """Write the legal play actions (black stones, then white stones) to ``out``; return
+    how many."""
     P = n * n
     k = 0
     for c in (BLACK, WHITE):
         for x in range(P):
             if is_legal(buf, n, nbr, degree, x, c):
-                out[k] = x + (c - 1) * P
+                out[k] = encode(n, PLACE, x, c)
                 k += 1
     return k
+
+
+@njit(cache=True)
+def play(buf, n, nbr, action):
+    """Apply a legal play action (a placement)."""
+    _, cell, colour = decode(n, action)
+    place(buf, n, nbr, cell, colour)
 
 
 @njit(cache=True, inline="always")

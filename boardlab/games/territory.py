@@ -1,11 +1,13 @@
 """What Carteso and Rumbo share: options, the komi/side pre-game, notation, summaries.
 
 Both are two-sided square-grid territory games with neutral stones (B, W),
-claimed groups and komi for Horizontal. Action numbers, with P = size²:
-``cell`` = black stone, ``P + cell`` = white stone, ``2P`` = pass,
-``2P+1`` = take the button, ``2P+2``/``2P+3`` = choose side vertical /
-horizontal, ``2P+4+2P+h`` = propose a komi of ``h`` half points
-(``-2P <= h <= 2P``). Komi and scores are kept in half points.
+claimed groups and komi for Horizontal. Each game's kernel module (its
+``kernel``) numbers the actions: ``kernel.encode``/``kernel.decode`` turn an
+action number into (kind, value, colour) and back, where the kind is
+``PLACE`` (a stone on a cell), ``PASS``, ``BUTTON``, ``SIDE`` (pre-game: the
+second player picks vertical or horizontal) or ``KOMI`` (pre-game: the first
+player proposes a komi in half points). Nothing here does arithmetic on action
+numbers. Komi and scores are kept in half points.
 """
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ from .kernel_state import KernelState
 from .grid_notation import LETTERS, parse_point, point_name
 from .topology import square_grid
 
-SIDES = ("vertical", "horizontal")
-COLOURS = ".BW"
+SIDES = ("vertical", "horizontal")   # by side number (the kernels' VERTICAL, HORIZONTAL)
+COLOURS = ".BW"                      # by colour value (the kernels' EMPTY, BLACK, WHITE)
 _KOMI = re.compile(r"^komi\s*=\s*(-?\d+(?:\.\d*)?)$")
 
 
@@ -55,20 +57,18 @@ def format_komi(half: int) -> str:
 class TerritoryGame(Game):
     """Facts common to Carteso and Rumbo; subclasses give the kernel and extras."""
 
-    has_pass = False
-    has_button = False
+    kernel = None  # the game's kernel module: the engine and the action numbers
 
     def validate(self):
+        #: board size N and its number of points N² (plain attributes: hot paths read them)
+        self.n = self.options["size"]
+        self.points = self.n * self.n
         self.topology = square_grid(self.n)
         self.komi_half = int(round(self.options["komi"] * 2))
         if self.bidding and "komi" in self.given:
             raise OptionError("option 'komi' cannot be set with komi_protocol=bid: "
                               "the first player proposes it in the game")
         self.setup = parse_setup(self.options["position"], self.options["claims"], self.n)
-
-    @property
-    def n(self) -> int:
-        return self.options["size"]
 
     @property
     def bidding(self) -> bool:
@@ -79,14 +79,16 @@ class TerritoryGame(Game):
         return ("first", "second") if self.bidding else SIDES
 
     @property
-    def points(self) -> int:
-        return self.n * self.n
+    def words(self) -> tuple[str, ...]:
+        """The play moves written as a word (``pass``, ``button``) in this configuration."""
+        return ()
 
     # Declared facts ---------------------------------------------------------
     @property
     def komi(self) -> KomiFacts:
         """Komi goes to Horizontal; a margin is at most every point plus the button."""
-        return KomiFacts(option="komi", receiver="horizontal", points=self.points,
+        return KomiFacts(option="komi", receiver="horizontal",
+                         points=self.points + ("button" in self.words),  # + its half point
                          fixed_options=(("komi_protocol", "fixed"),))
 
     @property
@@ -103,7 +105,7 @@ class TerritoryGame(Game):
         """A square grid of points; a move is a colour, then a point."""
         gestures = [boards.gesture("place", ["piece:B|W", "cell"], "{0}{1}",
                                    "pick a colour, then an empty point")]
-        buttons = [w for w in ("pass", "button") if getattr(self, f"has_{w}")]
+        buttons = list(self.words)
         if self.bidding:
             gestures.append(boards.gesture("komi", ["number"], "komi={0}",
                                            "propose the komi (whole or .5 points)"))
@@ -115,25 +117,7 @@ class TerritoryGame(Game):
 
     @property
     def num_actions(self) -> int:
-        return 6 * self.points + 5
-
-    # Action numbers ---------------------------------------------------------
-    @property
-    def pass_action(self) -> int:
-        return 2 * self.points
-
-    @property
-    def button_action(self) -> int:
-        return 2 * self.points + 1
-
-    def side_action(self, side: int) -> int:
-        return 2 * self.points + 2 + side
-
-    def komi_action(self, half: int) -> int:
-        return 4 * self.points + 4 + half
-
-    def komi_of_action(self, action: int) -> int:
-        return action - 4 * self.points - 4
+        return self.kernel.num_actions(self.n)
 
 
 def parse_setup(position: str, claims: str, n: int):
@@ -168,10 +152,9 @@ def parse_setup(position: str, claims: str, n: int):
 class TerritoryState(KernelState):
     """A Carteso or Rumbo position: a kernel buffer plus the pre-game facts."""
 
-    kernel = None  # the game's kernel module
-
     def __init__(self, game: TerritoryGame, seed=None):
         super().__init__(game, seed)
+        self.kernel = game.kernel
         self.topo = game.topology
         self.buf = np.zeros(self.kernel.buffer_size(game.n), dtype=np.int32)
         self._init_buffer()
@@ -193,7 +176,12 @@ class TerritoryState(KernelState):
     def _legal_play(self) -> list[int]:
         raise NotImplementedError
 
-    def _play_reason(self, action: int) -> str | None:
+    def _play_legal(self, action: int) -> bool:
+        """Whether a play action is legal now (the kernel's rule)."""
+        raise NotImplementedError
+
+    def _play_reason(self, action: int) -> str:
+        """Why a play action that is not legal now is illegal."""
         raise NotImplementedError
 
     def _apply_play(self, action: int) -> None:
@@ -208,9 +196,7 @@ class TerritoryState(KernelState):
 
     # Views of the buffer --------------------------------------------------------
     def _arr(self, k):
-        P = self.game.points
-        start = self.kernel.META + k * P
-        return self.buf[start:start + P]
+        return self.kernel.array(self.buf, self.game.n, k)
 
     @property
     def board(self) -> np.ndarray:
@@ -232,54 +218,48 @@ class TerritoryState(KernelState):
 
     # The protocol -----------------------------------------------------------------
     def _current_player(self) -> int:
-        phase = self.phase()
-        if phase == "over":
+        if not self.chosen:                # the pre-game: first proposes, second picks
+            return 0 if self.komi_half is None else 1
+        if self._over():
             return TERMINAL
-        if phase == "komi":
-            return 0
-        if phase == "side":
-            return 1
         return self.seat_of_side[self.buf[self.kernel.M_TURN]]
 
     def legal_actions(self) -> list[int]:
-        phase, game = self.phase(), self.game
+        phase, k, n = self.phase(), self.kernel, self.game.n
+        if phase == "play":
+            return self._legal_play()
         if phase == "komi":
-            P = game.points
-            return list(range(game.komi_action(-2 * P), game.komi_action(2 * P) + 1))
+            most = k.max_komi_half(n)
+            return [k.encode(n, k.KOMI, half, 0) for half in range(-most, most + 1)]
         if phase == "side":
-            return [game.side_action(0), game.side_action(1)]
-        if phase == "over":
-            return []
-        return self._legal_play()
+            return [k.encode(n, k.SIDE, side, 0) for side in range(len(SIDES))]
+        return []
 
     def illegal_reason(self, action: int) -> str | None:
-        phase = self.phase()
-        kind = self._kind(action)
+        phase, k = self.phase(), self.kernel
+        if phase == "play" and self._play_legal(action):
+            return None
+        kind = k.decode(self.game.n, action)[0]
         if phase == "komi":
-            return None if kind == "komi" else "the first player must propose the komi (komi=K)"
+            return None if kind == k.KOMI else "the first player must propose the komi (komi=K)"
         if phase == "side":
-            return None if kind == "side" else \
+            return None if kind == k.SIDE else \
                 "the second player must choose a side (side=vertical or side=horizontal)"
-        if kind in ("komi", "side"):
-            return f"the {kind} is not chosen during play"
+        if kind in (k.KOMI, k.SIDE):
+            return f"the {'komi' if kind == k.KOMI else 'side'} is not chosen during play"
         return self._play_reason(action)
 
-    def _kind(self, action: int) -> str:
-        P = self.game.points
-        if action < 2 * P:
-            return "place"
-        return ("pass", "button", "side", "side")[action - 2 * P] if action < 2 * P + 4 else "komi"
-
     def _apply(self, action: int) -> None:
-        kind = self._kind(action)
-        if kind == "komi":
-            self.komi_half = self.game.komi_of_action(action)
-        elif kind == "side":
-            side = action - self.game.side_action(0)
-            self.seat_of_side = (1, 0) if side == 0 else (0, 1)
-            self.chosen = True
-        else:
+        k = self.kernel
+        if self.chosen:                    # in play: only play actions are legal
             self._apply_play(action)
+            return
+        kind, value, _ = k.decode(self.game.n, action)
+        if kind == k.KOMI:
+            self.komi_half = value
+        else:                              # the second player's side
+            self.seat_of_side = (1, 0) if value == k.VERTICAL else (0, 1)
+            self.chosen = True
 
     def scores_half(self) -> tuple[int, int]:
         """(Vertical, Horizontal) scores in half points: stones, komi and bonus."""
@@ -311,9 +291,10 @@ class TerritoryState(KernelState):
             probe._play_out(seed + i)
             v, h = probe.scores_half()
             margins.append(v - h)
-        P = self.game.points
-        fair = max(-2 * P, min(2 * P, round(sum(margins) / len(margins))))
-        return self.game.komi_action(fair)
+        k, n = self.kernel, self.game.n
+        most = k.max_komi_half(n)
+        fair = max(-most, min(most, round(sum(margins) / len(margins))))
+        return k.encode(n, k.KOMI, fair, 0)
 
     def heuristic(self, seat: int) -> float:
         """Claimed points (komi and button included) ahead, scaled to [-1, 1]."""
@@ -346,49 +327,47 @@ class TerritoryState(KernelState):
 
     # Notation -----------------------------------------------------------------------
     def _action_text(self, action: int) -> str:
-        game, P = self.game, self.game.points
-        kind = self._kind(action)
-        if kind == "place":
-            return "BW"[action // P] + point_name(action % P, game.n)
-        if kind in ("pass", "button"):
-            return kind
-        if kind == "side":
-            return f"side={SIDES[action - game.side_action(0)]}"
-        if kind == "komi":
-            return f"komi={format_komi(game.komi_of_action(action))}"
-        raise NotationError(f"{action!r} is not an action of {game.spec}")
+        game, k = self.game, self.kernel
+        kind, value, colour = k.decode(game.n, action)
+        if kind == k.PLACE:
+            return COLOURS[colour] + point_name(value, game.n)
+        if kind == k.SIDE:
+            return f"side={SIDES[value]}"
+        if kind == k.KOMI:
+            return f"komi={format_komi(value)}"
+        return "pass" if kind == k.PASS else "button"   # (legal or not in this configuration)
 
     def string_to_action(self, text: str) -> int:
-        game = self.game
+        game, k, n = self.game, self.kernel, self.game.n
         if not isinstance(text, str):
             raise NotationError(f"a move must be text, not {text!r}")
         word = text.strip()
         lower = word.lower()
-        if lower in ("pass", "button") and getattr(game, f"has_{lower}"):
-            return game.pass_action if lower == "pass" else game.button_action
+        if lower in game.words:
+            return k.encode(n, {"pass": k.PASS, "button": k.BUTTON}[lower], 0, 0)
         if lower.startswith("side="):
             side = lower[5:].strip()
             matches = [i for i, name in enumerate(SIDES) if side and name.startswith(side)]
             if len(matches) != 1:
                 raise NotationError(f"{text!r}: the side is vertical or horizontal")
-            return game.side_action(matches[0])
+            return k.encode(n, k.SIDE, matches[0], 0)
         match = _KOMI.match(lower)
         if match:
             return self._komi_action(text, float(match.group(1)))
         if word[:1] in "BbWw" and len(word) >= 3:
-            cell = parse_point(word[1:], game.n)
-            return cell + game.points * ("BbWw".index(word[0]) // 2)
-        extra = "".join(f", {w}" for w in ("pass", "button") if getattr(game, f"has_{w}"))
+            return k.encode(n, k.PLACE, parse_point(word[1:], n), COLOURS.index(word[0].upper()))
+        extra = "".join(f", {w}" for w in game.words)
         raise NotationError(f"{text!r} is not a move (expected e.g. Bc3, Wa1{extra})")
 
     def _komi_action(self, text: str, value: float) -> int:
-        P = self.game.points
-        half = value * 2
+        k, n = self.kernel, self.game.n
+        half, most = value * 2, k.max_komi_half(n)
         if not half.is_integer():
             raise NotationError(f"{text!r}: komi must be a multiple of 0.5")
-        if not -2 * P <= half <= 2 * P:
-            raise NotationError(f"{text!r}: komi must be between {-P} and {P}")
-        return self.game.komi_action(int(half))
+        if not -most <= half <= most:
+            raise NotationError(f"{text!r}: komi must be between {format_komi(-most)} and "
+                                f"{format_komi(most)}")
+        return k.encode(n, k.KOMI, int(half), 0)
 
     def history_text(self) -> list[str]:
         """Every move so far (this notation needs no context, so no replay)."""
@@ -469,9 +448,11 @@ class TerritoryState(KernelState):
         cells = [COLOURS[int(board[c])] if board[c] else None for c in self.game.draw_order]
         marks = {f"owner:{side}": [names[i] for i, c in enumerate(self.game.draw_order)
                                    if owners[c] == s] for s, side in enumerate(SIDES)}
-        last = self.history[-1].action if self.history else None
-        marks["last"] = [point_name(last % self.game.points, n)] \
-            if last is not None and 0 <= last < 2 * self.game.points else []
+        marks["last"] = []
+        if self.history and self.history[-1].action >= 0:
+            kind, cell, _ = self.kernel.decode(n, self.history[-1].action)
+            if kind == self.kernel.PLACE:
+                marks["last"] = [point_name(cell, n)]
         return {"kind": "square", "cells": cells, "marks": marks}
 
     # Text rendering (for terminals) --------------------------------------------
