@@ -31,6 +31,9 @@ from hypothesis import strategies as st
 
 import boardlab
 from boardlab import TERMINAL
+from boardlab.core.game import RESIGN
+from boardlab.core.board import check_block
+from boardlab.games import cartagena_kernel as K
 from choices import Chooser, choices_st, seed_st
 from isolation import isolated, progress
 
@@ -125,15 +128,17 @@ def view_json(state, seat):
 
 
 def ranking_winners(state):
-    """The K-A7 ranking: tokens at the end, then the sum of positions; ties share."""
+    """The K-A7 ranking: tokens at the end, then the sum of positions; ties share, and
+    when every seat ties nobody wins (a draw)."""
     end = state.game.L + 1
     keys = [(tokens(state, p).count(end), sum(tokens(state, p)))
             for p in range(state.game.num_seats)]
-    return [p for p, key in enumerate(keys) if key == max(keys)]
+    first = [p for p, key in enumerate(keys) if key == max(keys)]
+    return [] if len(first) == state.game.num_seats else first
 
 
 def expected_returns(winners, seats):
-    if len(winners) == seats:
+    if not winners or len(winners) == seats:
         return [0.0] * seats
     return [1.0 if p in winners else -1.0 for p in range(seats)]
 
@@ -431,7 +436,8 @@ def test_k10_exact_tie_is_a_shared_result():
     s.play("pass")
     s.play("pass")
     assert s.end_reason() == "deadlock"
-    assert s.winners() == [0, 1] and s.returns() == [0.0, 0.0]
+    assert s.winners() == [] and s.returns() == [0.0, 0.0]      # everyone ties: a draw
+    assert s.view(0)["result"]["draw"] and s.scores() == {"green": 3, "purple": 3}
 
 
 @isolated()
@@ -586,6 +592,8 @@ class Model:
         end = self.L + 1
         keys = [(pos.count(end), sum(pos)) for pos in self.pos]
         self.winners = [p for p, key in enumerate(keys) if key == max(keys)]
+        if len(self.winners) == self.n:
+            self.winners = []                  # every seat ties: a draw
 
     def end_turn(self):
         p = self.to_move
@@ -746,6 +754,7 @@ def play_checked(state, chooser, moves_limit=None, label=""):
         occupancy_before = state.occupancy.tolist()
         mine_before = Counter(tokens(state, mover))
         state.apply(action)
+        assert state.history[-1] == (mover, action)
         model.step(move)
         if "@" in move and not move.startswith("back"):
             came = Counter(tokens(state, mover)) - mine_before
@@ -1385,3 +1394,163 @@ def test_a_seed_beyond_64_bits_is_refused_clearly():
     with pytest.raises(boardlab.OptionError, match="64 bits"):
         game.new_initial_state(seed=2**64)
     assert game.new_initial_state(seed=2**63 - 1).view(None)["pile_size"] > 0
+
+
+# The action encoding, facts, the board block, the undo floor ------------------------------------
+
+ENCODING_SPECS = ["cartagena", "cartagena(profile=advanced,players=3,hand_limit=5)",
+                  "cartagena(profile=original,players=5,retreat_from_end=true)",
+                  "cartagena(tokens=3,track=HCDSHCDSHC,players=2)"]
+
+
+@pytest.mark.parametrize("spec", ENCODING_SPECS)
+def test_one_action_encoding_round_trips(spec):
+    game = boardlab.make(spec)
+    cfg, L, S = game.cfg, game.L, len(game.alphabet)
+    assert game.num_actions == K.num_actions(cfg) == S * (L + 1) + (L + 2) + 2 + S
+    kinds = Counter()
+    for action in range(game.num_actions):
+        kind, symbol, x = K.decode(cfg, action)
+        kinds[kind] += 1
+        assert K.encode(cfg, kind, symbol, x) == action
+        assert (symbol >= 0) == (kind in (K.PLAY, K.DISCARD))
+        assert (x >= 0) == (kind in (K.PLAY, K.BACK))
+        text = game.new_initial_state(seed=1).action_to_string(action)
+        if text != "back@0":                      # in the space, never legal nor written
+            assert game.new_initial_state(seed=1).string_to_action(text) == action
+    assert kinds == {K.PLAY: S * (L + 1), K.BACK: L + 2, K.END: 1, K.PASS: 1, K.DISCARD: S}
+
+
+@pytest.mark.parametrize("spec", ENCODING_SPECS + ["cartagena(visibility=tortuga)"])
+def test_facts_rules_summary_and_notation_guide(spec):
+    game = boardlab.make(spec)
+    facts = game.facts()
+    assert json.loads(json.dumps(facts)) == facts
+    assert facts["chance"] == "seeded" and facts["can_sample"] and game.cheap_resample
+    assert game.private_hands and not facts["perfect_information"]
+    rules, notation = game.rules_summary, game.notation_guide
+    assert "boat" in rules and str(game.L) in rules
+    assert f"0 is the start, 1 to {game.L} the spaces, {game.L + 1} the boat" in notation
+    assert f"{game.alphabet[0]}@3" in notation and "back@9" in notation and "pass" in notation
+    assert ("end ends" in notation) == (game.options["actions_per_turn"] > 1)
+    assert ("discard" in notation) == bool(game.options["hand_limit"])
+    board = facts["board"]
+    assert board["kind"] == "track"
+    assert board["cells"] == [str(x) for x in range(game.L + 2)]
+    assert board["labels"] == {"0": "start", str(game.L + 1): "boat"}
+    fixed = game.options["track"]
+    assert board["symbols"] == ([None] + list(fixed) + [None] if fixed else [None] * (game.L + 2))
+    assert ("end" in board["buttons"]) == (game.options["actions_per_turn"] > 1)
+
+
+def test_profiles_have_their_own_summaries():
+    games = [boardlab.make("cartagena", profile=p) for p in ("basic", "advanced", "original")]
+    assert len({g.rules_summary for g in games}) == 3
+    assert "one action" in games[0].rules_summary and "up to 3 actions" in games[1].rules_summary
+    assert "skipped" in games[2].rules_summary and "stops" in games[1].rules_summary
+    assert "hearts" in games[0].notation_guide and "skull" in games[1].notation_guide
+
+
+@pytest.mark.parametrize("visibility", ["jamaica", "tortuga", "hispaniola"])
+@isolated()
+def test_the_board_block_shows_what_the_seat_may_see(visibility):
+    game = cartagena(profile="advanced", players=3, visibility=visibility, hand_limit=7)
+    s = game.new_initial_state(seed=987654321)
+    rnd = random.Random(3)
+    names = game.seat_names
+    for step in range(120):
+        if s.is_terminal():
+            break
+        for seat in [None, *range(game.num_seats)]:
+            view = s.view(seat)
+            block = view["board"]
+            assert not check_block(game.board_description(), block)
+            assert block["tokens"] == view["tokens"]
+            assert block["symbols"] == [None, *view["track"], None]
+            for p, name in enumerate(names):
+                if p == seat or visibility == "tortuga":
+                    assert block["hand"][name] == hand_of(s, p) | {
+                        a: 0 for a in game.alphabet if a not in hand_of(s, p)}
+                else:
+                    assert block["hand"][name] == int(s.hand(p).sum())
+            assert block["pile"] == len(s.pile) and block["discard"] == view["discard"]
+            assert ("face_up" in block) == (visibility != "jamaica")
+            if visibility != "jamaica":
+                assert block["face_up"] == s.face_up()
+            left = 0 if view["discarding"] else 3 - view["actions_done"]
+            assert block["actions_left"] == left and block["discarding"] == view["discarding"]
+            assert "seed" not in json.dumps(view) and "987654321" not in json.dumps(view)
+        s.apply(rnd.choice(s.legal_actions()))
+
+
+@pytest.mark.parametrize("visibility", ["jamaica", "tortuga", "hispaniola"])
+@isolated()
+def test_the_undo_floor_is_after_the_last_draw_or_reveal(visibility):
+    """Draws (with their reshuffles and face-up rows) always; plays and discards too where
+    hands are hidden (they show a card of a hidden hand). Passes and ends never."""
+    discards = 0
+    for seed in range(6):
+        game = cartagena(profile=("basic", "advanced")[seed % 2], players=2 + seed % 2,
+                         visibility=visibility, hand_limit=(0, 4)[seed % 3 == 0],
+                         allow_voluntary_pass=seed % 2 == 1)
+        s = game.new_initial_state(seed=seed)
+        rnd = random.Random(seed)
+        floor = 0
+        assert s.undo_floor() == 0
+        while not s.is_terminal():
+            action = rnd.choice(s.legal_actions())
+            kind = K.decode(game.cfg, action)[0]
+            seat = s.current_player()
+            held, pile = int(s.hand(seat).sum()), (len(s.pile), int(s.discard_counts.sum()))
+            s.apply(action)
+            drew = kind == K.BACK and int(s.hand(seat).sum()) > held
+            assert drew or kind != K.BACK or pile == (len(s.pile), int(s.discard_counts.sum()))
+            if drew or (visibility != "tortuga" and kind in (K.PLAY, K.DISCARD)):
+                floor = len(s.history)
+            assert s.undo_floor() == floor
+        d = game.determinize(s.view(0), 1)                 # a sample: never below the real one
+        assert d.undo_floor() >= s.undo_floor()
+        assert d.history == s.history                      # seats from the turn structure
+        discards += sum(t.startswith("discard") for t in s.history_text())
+    assert discards                                        # the hand-limit turns were seen
+
+
+@isolated()
+def test_going_back_to_the_undo_floor_shows_every_seat_what_it_saw_then():
+    game = cartagena(players=3)
+    s = game.new_initial_state(seed=11)
+    rnd = random.Random(11)
+    views = [[s.view(p) for p in range(3)]]
+    while not s.is_terminal() and len(s.history) < 60:
+        s.apply(rnd.choice(s.legal_actions()))
+        views.append([s.view(p) for p in range(3)])
+    floor = s.undo_floor()
+    back = boardlab.replay_moves(game.spec, s.history_text()[:floor], seed=s.seed)
+    assert [back.view(p) for p in range(3)] == views[floor]
+
+
+@isolated()
+def test_history_seats_survive_an_out_of_turn_resignation_in_a_sample():
+    game = cartagena(players=3, profile="advanced", hand_limit=6)
+    s = game.new_initial_state(seed=2)
+    rnd = random.Random(2)
+    for _ in range(25):
+        s.apply(rnd.choice(s.legal_actions()))
+    bystander = (s.current_player() + 1) % 3
+    s.resign(bystander, out_of_turn=True)
+    assert s.history[-1] == (bystander, RESIGN)
+    for viewer in (None, 0, 1, 2):
+        d = game.determinize(s.view(viewer), 5)
+        assert d.history == s.history and d.resigned == bystander
+        assert d.winners() == s.winners() and d.end_reason() == "resignation"
+
+
+@isolated()
+def test_scores_are_pirates_in_the_boat_and_agree_with_the_result():
+    s = k11("C/")
+    assert s.scores() == {"green": 1, "purple": 0}
+    for move in ("C@4", "back@5", "D@3"):
+        s.play(move)
+    result = s.view(None)["result"]
+    assert result == {"winners": ["green"], "draw": False, "returns": [1.0, -1.0],
+                      "scores": {"green": 2, "purple": 0}, "reason": "all tokens home"}

@@ -86,9 +86,9 @@ def _after_first_reshuffle(seed):
     while not state.is_terminal():
         before = sum(state.discard_counts)
         action = rng.choice(state.legal_actions())
-        kind = state._decode(action)[0]
+        kind = K.decode(state.game.cfg, action)[0]
         state.apply(action)
-        if kind == "back" and sum(state.discard_counts) < before:
+        if kind == K.BACK and sum(state.discard_counts) < before:
             return state
     return None
 

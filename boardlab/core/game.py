@@ -37,7 +37,8 @@ class KomiFacts(NamedTuple):
     """Where a game with komi keeps it, for the fair-komi finder.
 
     ``option``: the option that sets the komi (in points, multiples of 0.5);
-    ``receiver``: the seat name credited with it; ``points``: the largest
+    ``receiver``: the seat name credited with it once ``fixed_options`` apply
+    (a game that bids for komi may name its seats otherwise while bidding); ``points``: the largest
     score margin a game can end with (bounds the search); ``fixed_options``:
     options the finder sets so that the komi is fixed (no bidding).
     """

@@ -49,9 +49,11 @@ def result_of(state: State) -> dict | None:
     """The result part of a record, or None while the game is running."""
     if not state.is_terminal():
         return None
-    summary = state.summary()
-    return {"returns": state.returns(), "winner": summary.get("winner"),
-            "scores": summary.get("scores")}
+    game, winners = state.game, state.winners()
+    teams = sorted({game.team_of(seat) for seat in winners})
+    return {"returns": state.returns(),
+            "winner": game.team_names[teams[0]] if len(teams) == 1 else None,
+            "scores": state.scores()}
 
 
 def to_record(state: State, players=None, seed: int | None = None, meta=None) -> dict:

@@ -10,6 +10,13 @@ Notation: ``D@3`` plays a D card on your token at position 3 (0 = the
 start), ``back@9`` moves your token at 9 back, ``end`` ends a turn of
 several actions, ``pass`` passes, ``discard D`` discards down to a hand limit.
 
+Where things live: the rules, the one action encoding and the card dealing
+are the compiled kernel's (``cartagena_kernel``); what each seat knows of the
+unseen cards is ``cartagena_knowledge``; the notation, the rules summary and
+the terminal picture are ``cartagena_text``; sampling the hidden cards from a
+view is ``cartagena_sample``. This module holds the options, the declared
+facts, the views and the State protocol, delegating to those.
+
 >>> import boardlab
 >>> state = boardlab.make("cartagena(profile=basic,players=2)").new_initial_state(seed=1)
 >>> state.view(0)["hand"] is not None and state.view(None)["hand"] is None
@@ -22,13 +29,15 @@ import random
 
 import numpy as np
 
-from ..core.errors import NotationError, OptionError
+from ..core.errors import OptionError
 from ..core import board as boards
-from ..core.game import RESIGN, TERMINAL, Game, Move
+from ..core.game import RESIGN, TERMINAL, Game
 from ..core.options import Option, format_spec
 from ..core.registry import register
 from .kernel_state import KernelState
 from . import cartagena_kernel as K
+from . import cartagena_sample as sample
+from . import cartagena_text as text
 from .cartagena_knowledge import CardKnowledge
 
 PROFILES = {
@@ -45,9 +54,6 @@ PROFILES = {
 ALIASES = {"blog-basic": "basic", "blog-advanced": "advanced", "colovini": "original"}
 SUITS = "HCDS"                    # hearts, clubs, diamonds, spades (the blog's playing cards)
 PIRATE_SYMBOLS = "SDKBPH"         # skull, dagger, key, bottle, pistol, hat
-SYMBOL_NAMES = {"H": "heart", "C": "club", "D": "diamond", "S": "spade"}
-PIRATE_NAMES = {"S": "skull", "D": "dagger", "K": "key", "B": "bottle", "P": "pistol",
-                "H": "hat"}
 COLOURS = ("green", "purple", "red", "blue", "yellow")
 ROW = 12                          # face-up cards in Tortuga / Hispaniola
 
@@ -161,6 +167,9 @@ class Cartagena(Game):
         self.cfg[[K.C_SEGMENTS, K.C_FIRST, K.C_DEADLOCK]] = (
             o["track_layout"] == "segments", o["first_player"], o["end_on_deadlock"])
         self.layout = K.layout(self.cfg)
+        self._num_actions = int(K.num_actions(self.cfg))
+        self.hidden_hands = o["visibility"] != "tortuga"   # hands only their holders see
+        self._public_spec = None
 
     def _setup_cards(self):
         o, S = self.options, self.options["symbols"]
@@ -227,8 +236,11 @@ class Cartagena(Game):
     @property
     def public_spec(self) -> str:
         """The spec without the set-up's hidden cards (dealt hands, deck order)."""
-        hidden = {"hands": "", "deck": ""}
-        return format_spec(self.name, {**self.options, **hidden}, self.declared_options)
+        if self._public_spec is None:              # options never change once made
+            hidden = {"hands": "", "deck": ""}
+            self._public_spec = format_spec(self.name, {**self.options, **hidden},
+                                            self.declared_options)
+        return self._public_spec
 
     @property
     def seat_names(self):
@@ -236,33 +248,46 @@ class Cartagena(Game):
 
     @property
     def num_actions(self) -> int:
-        S, L = self.options["symbols"], self.L
-        return S * (L + 1) + L + 2 + 2 + S
-
-    @property
-    def end_action(self) -> int:
-        return self.options["symbols"] * (self.L + 1) + self.L + 2
+        return self._num_actions
 
     @property
     def max_game_length(self) -> int:
         apt = self.options["actions_per_turn"]
         return self.options["max_turns"] * (apt + 1 + 2 * apt + self.deck_size) + 1
 
+    @property
+    def rules_summary(self) -> str:
+        return text.rules_summary(self)
+
+    @property
+    def notation_guide(self) -> str:
+        return text.notation_guide(self)
+
     def board_description(self) -> dict:
-        """A track: the start, spaces 1..L with their symbols, the boat."""
+        """A track of cells named by position: ``0`` the start, ``1``..``L`` the spaces,
+        ``L+1`` the boat (the names are what the notation writes after ``@``).
+
+        The symbols of the spaces are only given here when the ``track`` option
+        fixes them; otherwise each seed deals its own track and the symbols are
+        in every view's board block (``symbols``), with None here.
+        """
         L = self.L
-        cells = ["start"] + [str(x) for x in range(1, L + 1)] + ["boat"]
+        cells = [str(x) for x in range(L + 2)]
+        symbols = [None] * (L + 2)
+        if self.track is not None:
+            symbols[1:L + 1] = [self.alphabet[s] for s in self.track]
         pieces = {name: {"label": f"{name} pirate", "owner": name} for name in self.seat_names}
         gestures = [boards.gesture("play", ["card", "token"], "{0}@{1}",
                                    "a card from your hand, then one of your pirates"),
                     boards.gesture("back", ["token"], "back@{0}",
                                    "one of your pirates, to move it back and draw")]
-        return boards.track(cells, [None] + [None] * L + [None], pieces, gestures,
-                            ["end", "pass"])
-
-    def symbol_name(self, s: int) -> str:
-        letter = self.alphabet[s]
-        return (SYMBOL_NAMES if self.alphabet[0] == "H" else PIRATE_NAMES)[letter]
+        if self.options["hand_limit"]:
+            gestures.append(boards.gesture("discard", ["card"], "discard {0}",
+                                           "a card to discard down to the hand limit"))
+        buttons = (["end"] if self.options["actions_per_turn"] > 1 else []) + ["pass"]
+        description = boards.track(cells, symbols, pieces, gestures, buttons)
+        description["labels"] = {"0": "start", str(L + 1): "boat"}
+        return description
 
     def new_initial_state(self, seed=None) -> "CartagenaState":
         return CartagenaState(self, seed)
@@ -275,14 +300,15 @@ class Cartagena(Game):
         """A full state consistent with ``view``: unseen cards dealt at random.
 
         The viewer's hand, every public fact and the face-up cards are kept;
-        the other hands (at their known sizes) and the pile order are drawn
-        uniformly from the cards the viewer cannot see. The chance seed is new.
+        the other hands (at their known sizes) and the pile order are dealt from
+        the cards the viewer cannot see, as its card knowledge allows (see
+        ``cartagena_sample``). The chance seed is new.
         """
-        return CartagenaState.from_view(self, view, seed)
+        return sample.determinize(self, view, seed)
 
 
 class CartagenaState(KernelState):
-    """A Cartagena position: the kernel buffer plus its seed."""
+    """A Cartagena position: the kernel buffer plus its seed and the seats' card knowledge."""
 
     def __init__(self, game: Cartagena, seed=None):
         super().__init__(game, seed)
@@ -293,17 +319,20 @@ class CartagenaState(KernelState):
         K.new_game(self.buf, game.cfg, self.seed)
         self._apply_setup(random.Random(self.seed))
         self._out = np.empty(game.num_actions, dtype=np.int32)
+        self._log = K.new_log()                        # scratch: the draws of one action
         self.knowledge = self._knowledge_at_deal()     # per seat; None with open hands
         self.sampled_for: CardKnowledge | None = None  # in a sample: its viewer's knowledge
         self._deal_arrays = None                       # sampled_for as arrays, for redeal
+        self.drew_at = 0                               # history length after the last draw
 
     def _cloned(self, other) -> None:
+        other._log = np.empty_like(self._log)
         if self.knowledge is not None:
             other.knowledge = [k.copy() for k in self.knowledge]
 
     def _knowledge_at_deal(self) -> list[CardKnowledge] | None:
         """What each seat knows of the unseen cards at the start (nothing hidden: None)."""
-        if self.game.options["visibility"] == "tortuga":
+        if not self.game.hidden_hands:
             return None
         face_up = self.pile[:int(self.buf[K.M_ROW_LEFT])]
         public = self.discard_counts + np.bincount(face_up, minlength=len(self.game.alphabet))
@@ -327,12 +356,16 @@ class CartagenaState(KernelState):
         return self._part("occ", self.game.L + 2)
 
     def mine(self, seat):
-        L = self.game.L
-        return self._part("mine", self.game.num_seats * (L + 2))[seat * (L + 2):(seat + 1) * (L + 2)]
+        """Tokens of ``seat`` per position (0 the start, L+1 the boat)."""
+        width = self.game.L + 2
+        start = self.game.layout["mine"] + seat * width
+        return self.buf[start:start + width]
 
     def hand(self, seat):
+        """Cards of ``seat`` per symbol."""
         S = self.game.options["symbols"]
-        return self._part("hand", self.game.num_seats * S)[seat * S:(seat + 1) * S]
+        start = self.game.layout["hand"] + seat * S
+        return self.buf[start:start + S]
 
     @property
     def discard_counts(self):
@@ -361,7 +394,7 @@ class CartagenaState(KernelState):
                 for card in dealt:
                     hand[card] += 1
             self.discard_counts[:] = np.bincount(game.discard, minlength=len(game.alphabet))
-            self._set_pile(pile)
+            K.set_pile(self.buf, game.cfg, np.array(pile, dtype=np.int32))
         if game.positions is not None:
             self.occupancy[:] = 0
             for seat, tokens in enumerate(game.positions):
@@ -370,14 +403,6 @@ class CartagenaState(KernelState):
                 for x in tokens:
                     mine[x] += 1
                     self.occupancy[x] += 1
-
-    def _set_pile(self, cards):
-        start = self.game.layout["pile"]
-        self.buf[start:start + len(cards)] = cards
-        self.buf[K.M_TOP], self.buf[K.M_END] = 0, len(cards)
-        self.buf[K.M_ROW_LEFT] = 0
-        if self.game.cfg[K.C_ROW]:
-            self.buf[K.M_ROW_LEFT] = min(ROW, len(cards))
 
     # Protocol ---------------------------------------------------------------------
     def _current_player(self) -> int:
@@ -392,126 +417,75 @@ class CartagenaState(KernelState):
     def illegal_reason(self, action: int) -> str | None:
         if action in self.legal_actions():
             return None
-        kind, symbol, x = self._decode(action)
+        kind, symbol, x = K.decode(self.game.cfg, action)
         game, seat = self.game, int(self.buf[K.M_TO_MOVE])
         if self.buf[K.M_DISCARDING]:
             return f"you must discard down to {game.options['hand_limit']} cards (discard X)"
-        if kind == "play":
+        if kind == K.PLAY:
             if self.hand(seat)[symbol] == 0:
                 return f"you hold no {game.alphabet[symbol]} card"
             return f"you have no token at {x}"
-        if kind == "back":
+        if kind == K.BACK:
             if self.mine(seat)[x] == 0:
                 return f"you have no token at {x}"
             if x == game.L + 1:
                 return "tokens in the boat stay there (retreat_from_end is off)"
             return "no space behind it with 1 or 2 tokens can be reached"
-        if kind == "end":
+        if kind == K.END:
             return "'end' only ends a turn after at least one action"
-        if kind == "pass":
+        if kind == K.PASS:
             return "you can only pass when you have no action (allow_voluntary_pass is off)" \
                 if self.buf[K.M_DONE] == 0 else "your turn is under way: 'end' ends it"
         return "no hand limit to discard down to now"
 
     def _apply(self, action: int) -> None:
+        game = self.game
         if self.knowledge is None:
-            K.apply(self.buf, self.game.cfg, action)
+            K.apply_logged(self.buf, game.cfg, action, self._log)
             if self.sampled_for is not None:     # a sample played on: no longer its view
                 self.sampled_for = self._deal_arrays = None
-            return
-        for event, *args in self._apply_seen(action):
-            for knowledge in self.knowledge:
-                getattr(knowledge, event)(*args)
+        else:
+            for event, *args in self._apply_seen(action):
+                for knowledge in self.knowledge:
+                    getattr(knowledge, event)(*args)
+        if self._log[0]:                         # a card was drawn (see undo_floor)
+            self.drew_at = len(self.history) + 1
 
     def _apply_seen(self, action: int) -> list[tuple]:
         """Apply ``action``; return the card events it made, for the seats' knowledge."""
-        kind, symbol, _ = self._decode(action)
+        game = self.game
+        kind, symbol, _ = K.decode(game.cfg, action)
         seat = int(self.buf[K.M_TO_MOVE])
-        if kind != "back":
-            K.apply(self.buf, self.game.cfg, action)
-            return [("played", seat, symbol)] if kind in ("play", "discard") else []
-        row_left, pile = int(self.buf[K.M_ROW_LEFT]), self.pile.tolist()
-        discard, held = self.discard_counts.tolist(), int(self.hand(seat).sum())
-        K.apply(self.buf, self.game.cfg, action)
-        drawn = int(self.hand(seat).sum()) - held
-        return self._draw_events(seat, drawn, pile, row_left, discard)
+        discard = self.discard_counts.tolist() if kind == K.BACK else None
+        K.apply_logged(self.buf, game.cfg, action, self._log)
+        if kind in (K.PLAY, K.DISCARD):
+            return [("played", seat, symbol)]
+        return self._draw_events(seat, discard) if kind == K.BACK else []
 
-    def _draw_events(self, seat, drawn, pile, row_left, discard) -> list[tuple]:
-        """The kernel's draws replayed: ``pile`` and ``row_left`` as they were before."""
-        row, events, top = int(self.game.cfg[K.C_ROW]), [], 0
-        for _ in range(drawn):
-            if top == len(pile):                       # the lazy reshuffle (K-A4)
-                events.append(("reshuffled", discard))
-                start = self.game.layout["pile"]        # the new pile: what was discarded
-                pile, top = self.buf[start:start + sum(discard)].tolist(), 0
-                discard = [0] * len(discard)
-                row_left = min(row, len(pile))
-                if row_left:
-                    events.append(("revealed", pile[:row_left]))
-            events.append(("drew", seat, pile[top], bool(row)))
-            top += 1
+    def _draw_events(self, seat: int, discard: list[int]) -> list[tuple]:
+        """The kernel's log of the draws just made, as knowledge events (``discard``: the
+        discard pile before them, which a reshuffle turns into the new pile)."""
+        log, public = self._log, bool(self.game.cfg[K.C_ROW])
+        events, row = [], []
+        for i in range(1, int(log[0]) + 1, 2):
+            code, card = int(log[i]), int(log[i + 1])
+            if code == K.EV_REVEAL:
+                row.append(card)
+                continue
             if row:
-                row_left -= 1
-                if row_left == 0:
-                    row_left = min(row, len(pile) - top)
-                    if row_left:
-                        events.append(("revealed", pile[top:top + row_left]))
+                events.append(("revealed", row))
+                row = []
+            events.append(("reshuffled", discard) if code == K.EV_RESHUFFLE
+                          else ("drew", seat, card, public))
+        if row:
+            events.append(("revealed", row))
         return events
 
-    def _decode(self, action: int):
-        S, L = self.game.options["symbols"], self.game.L
-        A = L + 1
-        if action < S * A:
-            return "play", action // A, action % A
-        if action < S * A + L + 2:
-            return "back", None, action - S * A
-        kinds = {0: "end", 1: "pass"}
-        rest = action - (S * A + L + 2)
-        return (kinds[rest], None, None) if rest in kinds else ("discard", rest - 2, None)
-
     def _action_text(self, action: int) -> str:
-        kind, symbol, x = self._decode(action)
-        if kind == "play":
-            return f"{self.game.alphabet[symbol]}@{x}"
-        if kind == "back":
-            return f"back@{x}"
-        if kind == "discard":
-            return f"discard {self.game.alphabet[symbol]}"
-        return kind
+        return text.action_text(self.game, action)
 
-    def string_to_action(self, text: str) -> int:
-        game = self.game
-        if not isinstance(text, str):
-            raise NotationError(f"a move must be text, not {text!r}")
-        word = text.strip().lower()
-        S, L = game.options["symbols"], game.L
-        if word in ("end", "pass"):
-            return game.end_action + (word == "pass")
-        if word.startswith("discard"):
-            symbol = word[7:].strip().upper()
-            if len(symbol) != 1 or symbol not in game.alphabet:
-                raise NotationError(f"{text!r}: discard one of {' '.join(game.alphabet)}")
-            return game.end_action + 2 + game.alphabet.index(symbol)
-        head, at, place = word.partition("@")
-        if not at:
-            raise NotationError(f"{text!r} is not a move (expected e.g. "
-                                f"{game.alphabet[0]}@0, back@3, end, pass)")
-        try:
-            x = int(place)
-        except ValueError:
-            raise NotationError(f"{text!r}: the position after @ is a number 0-{L + 1}") \
-                from None
-        if head == "back":
-            if not 1 <= x <= L + 1:
-                raise NotationError(f"{text!r}: tokens move back from positions 1-{L + 1}")
-            return S * (L + 1) + x
-        symbol = head.upper()
-        if len(symbol) != 1 or symbol not in game.alphabet:
-            raise NotationError(f"{text!r}: {head!r} is not a symbol (symbols: "
-                                f"{' '.join(game.alphabet)})")
-        if not 0 <= x <= L:
-            raise NotationError(f"{text!r}: a card moves a token at 0-{L} (0 = start)")
-        return game.alphabet.index(symbol) * (L + 1) + x
+    def string_to_action(self, text_: str) -> int:
+        return text.parse_action(self.game, text_)
 
     def history_text(self) -> list[str]:
         return [self.action_to_string(action) for _, action in self.history]
@@ -522,24 +496,53 @@ class CartagenaState(KernelState):
         mine, L = self.mine(seat), self.game.L
         return int(mine[L + 1]), int(sum(x * int(mine[x]) for x in range(L + 2)))
 
-    def winners(self) -> list[int]:
-        """The seats ranked first at the end (several on an exact tie)."""
-        if not self.is_terminal():
-            return []
-        if self.resigned is not None:
-            return [s for s in range(self.game.num_seats) if s != self.resigned]
+    def _first(self) -> list[int]:
+        """The seats ranked first at the end (several on an exact tie; all when all tie)."""
         if self.buf[K.M_OVER] == K.OVER_WIN:
             return [int(self.buf[K.M_WINNER])]
         keys = [self.ranking_key(s) for s in range(self.game.num_seats)]
         return [s for s, key in enumerate(keys) if key == max(keys)]
 
+    def winners(self) -> list[int]:
+        """The seats ranked first at the end; none when every seat ties (a draw)."""
+        if not self.is_terminal() or self.resigned is not None:
+            return super().winners()
+        first = self._first()
+        return [] if len(first) == self.game.num_seats else first
+
     def _returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self.game.num_seats
-        top = self.winners()
-        if len(top) == self.game.num_seats:
+        first = self._first()
+        if len(first) == self.game.num_seats:
             return [0.0] * self.game.num_seats
-        return [1.0 if s in top else -1.0 for s in range(self.game.num_seats)]
+        return [1.0 if s in first else -1.0 for s in range(self.game.num_seats)]
+
+    def scores(self) -> dict:
+        """Pirates in the boat per seat name (the first key of the K-A7 ranking; equal
+        counts are ranked on the sum of positions, so winners() decides)."""
+        L = self.game.L
+        return {name: int(self.mine(p)[L + 1]) for p, name in enumerate(self.game.seat_names)}
+
+    def end_reason(self) -> str | None:
+        if self.resigned is not None:
+            return "resignation"
+        return {0: None, K.OVER_WIN: "all tokens home", K.OVER_DEADLOCK: "deadlock",
+                K.OVER_CAP: "turn cap"}[int(self.buf[K.M_OVER])]
+
+    def undo_floor(self) -> int:
+        """The history length after the last draw of cards (a draw also reshuffles and
+        turns face-up cards over) and, where hands are hidden, after the last card
+        played or discarded: that showed a card of a hidden hand, so taking it back
+        would let the table watch that seat choose again knowing it."""
+        floor = self.drew_at
+        if self.game.hidden_hands:
+            cfg = self.game.cfg
+            for i in range(len(self.history) - 1, floor - 1, -1):
+                action = self.history[i].action
+                if action != RESIGN and K.decode(cfg, action)[0] in (K.PLAY, K.DISCARD):
+                    return i + 1
+        return floor
 
     def heuristic(self, seat: int) -> float:
         """Progress: own token positions (plus a little for cards held) against the best rival."""
@@ -565,14 +568,7 @@ class CartagenaState(KernelState):
                 other.buf[K.M_OVER] = K.OVER_CAP
         return other.returns()
 
-    def end_reason(self) -> str | None:
-        if self.resigned is not None:
-            return "resignation"
-        return {0: None, K.OVER_WIN: "all tokens home", K.OVER_DEADLOCK: "deadlock",
-                K.OVER_CAP: "turn cap"}[int(self.buf[K.M_OVER])]
-
-    # Copies, views ----------------------------------------------------------------
-
+    # Views ------------------------------------------------------------------------
     def _cards(self, counts) -> dict:
         return {self.game.alphabet[s]: int(c) for s, c in enumerate(counts)}
 
@@ -581,34 +577,60 @@ class CartagenaState(KernelState):
         left = int(self.buf[K.M_ROW_LEFT])
         return [self.game.alphabet[c] for c in self.pile[:left]]
 
+    def _tokens(self) -> dict:
+        """Each seat's token positions, lowest first, by seat name."""
+        tokens = {}
+        for p, name in enumerate(self.game.seat_names):
+            mine = self.mine(p).tolist()
+            tokens[name] = [x for x, count in enumerate(mine) for _ in range(count)]
+        return tokens
+
+    def _sees_hand(self, seat: int | None, p: int) -> bool:
+        return p == seat or not self.game.hidden_hands
+
     def _view(self, seat: int | None) -> dict:
-        """What ``seat`` may know; ``None`` is a spectator. Plain JSON data."""
+        """The game's own keys of the view: nothing ``seat`` may not know."""
         game, names = self.game, self.game.seat_names
-        open_hands = game.options["visibility"] == "tortuga"
-        over = self.is_terminal()
-        mover = self.current_player()
         return {
-            "game": game.name, "spec": game.public_spec, "profile": game.options["profile"],
-            "seat": seat, "seats": list(names),
+            "profile": game.options["profile"],
             "track": "".join(game.alphabet[s] for s in self.track[1:game.L + 1]),
-            "tokens": {names[p]: [x for x in range(game.L + 2) for _ in range(self.mine(p)[x])]
-                       for p in range(game.num_seats)},
+            "tokens": self._tokens(),
             "hand": self._cards(self.hand(seat)) if seat is not None else None,
-            "hands": {names[p]: self._cards(self.hand(p)) for p in range(game.num_seats)}
-            if open_hands else None,
+            "hands": None if game.hidden_hands else
+            {names[p]: self._cards(self.hand(p)) for p in range(game.num_seats)},
             "hand_sizes": {names[p]: int(self.hand(p).sum()) for p in range(game.num_seats)},
             "pile_size": len(self.pile), "face_up": self.face_up(),
             "discard": self._cards(self.discard_counts),
-            "to_move": None if over else names[mover],
+            "first_player": names[int(self.buf[K.M_FIRST])],
             "actions_done": int(self.buf[K.M_DONE]),
             "actions_per_turn": game.options["actions_per_turn"],
             "discarding": bool(self.buf[K.M_DISCARDING]),
-            "turn": int(self.buf[K.M_TURNS]) + 1, "terminal": over,
-            "winners": [names[s] for s in self.winners()], "end_reason": self.end_reason(),
-            "history": self.history_text(),
-            "legal_actions": self.legal_actions() if seat == mover and not over else [],
+            "turn": int(self.buf[K.M_TURNS]) + 1,
             "card_knowledge": self._knowledge_data(seat),
         }
+
+    def board_view(self, seat: int | None) -> dict:
+        """The track block: tokens by seat name (0 the start, L+1 the boat), the symbols
+        of this deal's track, each hand as ``seat`` may see it (cards by symbol, or only
+        a count), the pile size, the discards, the face-up row (Tortuga, Hispaniola)
+        and the actions left this turn (0 while discarding and at the end)."""
+        game, names = self.game, self.game.seat_names
+        running = not self.is_terminal() and not self.buf[K.M_DISCARDING]
+        block = {
+            "kind": "track",
+            "tokens": self._tokens(),
+            "symbols": [None] + [game.alphabet[s] for s in self.track[1:game.L + 1]] + [None],
+            "hand": {names[p]: self._cards(self.hand(p)) if self._sees_hand(seat, p)
+                     else int(self.hand(p).sum()) for p in range(game.num_seats)},
+            "pile": len(self.pile),
+            "discard": self._cards(self.discard_counts),
+            "actions_left": game.options["actions_per_turn"] - int(self.buf[K.M_DONE])
+            if running else 0,
+            "discarding": bool(self.buf[K.M_DISCARDING]) and not self.is_terminal(),
+        }
+        if game.cfg[K.C_ROW]:
+            block["face_up"] = self.face_up()
+        return block
 
     def _knowledge_data(self, seat: int | None) -> dict | None:
         """What ``seat`` knows of the cards it cannot see (see ``cartagena_knowledge``)."""
@@ -623,205 +645,34 @@ class CartagenaState(KernelState):
 
     def summary(self) -> dict:
         """Everything, hands included (for analysis and replays), but not the pile order."""
-        info = self._view(None)
-        names = self.game.seat_names
-        info["hands"] = {names[p]: self._cards(self.hand(p)) for p in range(self.game.num_seats)}
-        info["legal"] = self.legal_moves()
-        info["winner"] = info["winners"][0] if len(info["winners"]) == 1 else None
-        info["returns"] = self.returns() if info["terminal"] else None
-        info["seed"] = self.seed
-        del info["seat"], info["legal_actions"], info["hand"]
+        game, names = self.game, self.game.seat_names
+        over = self.is_terminal()
+        winners = [names[s] for s in self.winners()]
+        info = {"game": game.name, "spec": game.public_spec, "seats": list(names)}
+        info.update(self._view(None))
+        del info["hand"]
+        info.update({
+            "hands": {names[p]: self._cards(self.hand(p)) for p in range(game.num_seats)},
+            "to_move": None if over else names[self.current_player()],
+            "terminal": over, "winners": winners, "end_reason": self.end_reason(),
+            "history": self.history_text(), "legal": self.legal_moves(),
+            "winner": winners[0] if len(winners) == 1 else None,
+            "returns": self.returns() if over else None, "seed": self.seed,
+        })
         return info
 
+    # Hidden information: the holder's key, samples (cartagena_sample) ---------------
     def private_key(self, seat: int) -> bytes:
         """What ``seat`` knows that others may not: its hand (for search trees)."""
         return self.hand(seat).tobytes()
 
     def redeal(self, viewer: int | None, seed: int) -> None:
-        """Deal again, in place, every card ``viewer`` cannot see (searchers' fast resample).
+        """Deal again, in place, every card ``viewer`` cannot see (see ``cartagena_sample``)."""
+        sample.redeal(self, viewer, seed)
 
-        Only for a state that is itself a determinization for ``viewer``: the
-        other hands (at their sizes) and the pile below the face-up row are
-        shuffled together, so the result is as likely as a new
-        :meth:`Cartagena.determinize` of the same view, only much cheaper.
-        """
-        knowledge = self.sampled_for
-        if knowledge is not None and knowledge.viewer == viewer and not knowledge.trivial():
-            self._redeal_known(knowledge, seed)
-            return
-        open_hands = self.game.options["visibility"] == "tortuga"
-        hidden = np.array([not open_hands and p != viewer for p in range(self.game.num_seats)],
-                          dtype=np.int32)
-        K.redeal(self.buf, self.game.cfg, hidden, seed)
-
-    def _set_sampled_for(self, knowledge: CardKnowledge) -> None:
-        """Mark this state as a sample dealt from ``knowledge`` (kept, as arrays too, for
-        :meth:`redeal` of its copies)."""
-        self.sampled_for = knowledge
-        self._deal_arrays = (np.array(knowledge.known, dtype=np.int32),
-                             np.array([g[0] for g in knowledge.groups], dtype=np.int32)
-                             .reshape(-1, len(self.game.alphabet)),
-                             np.array([g[1] for g in knowledge.groups], dtype=np.int32)
-                             .reshape(-1, self.game.num_seats))
-
-    def _redeal_known(self, knowledge, seed: int) -> None:
-        """Deal the cards ``knowledge``'s viewer cannot see, group by group (the kernel's
-        ``deal_groups``); only the newest group has cards in the pile."""
-        known, cards, hands = self._deal_arrays
-        K.deal_groups(self.buf, self.game.cfg, knowledge.viewer, known, cards, hands, seed)
-
-    @classmethod
-    def from_view(cls, game: Cartagena, view: dict, seed: int) -> "CartagenaState":
-        """See :meth:`Cartagena.determinize`."""
-        state = cls(game, seed)
-        state.knowledge = None                  # a sample for search: nothing is tracked
-        state._public_from_view(view)
-        face_up = [game.alphabet.index(c) for c in view["face_up"]]
-        state._part("pile", game.deck_size)[:] = 0          # no trace of a set-up deck
-        seat, data = view["seat"], view.get("card_knowledge")
-        if data is not None and seat is not None:           # dealt from what the seat knows
-            knowledge = CardKnowledge.from_data(data, seat, game.alphabet, game.seat_names)
-            state.hand(seat)[:] = [view["hand"][a] for a in game.alphabet]
-            state._set_pile(face_up + [0] * sum(g[2] for g in knowledge.groups))
-            state.buf[K.M_ROW_LEFT] = len(face_up)
-            state._set_sampled_for(knowledge)
-            state._redeal_known(knowledge, seed)
-            return state
-        hands, hidden = state._uniform_cards(view, random.Random(seed))
-        for p, counts in enumerate(hands):
-            state.hand(p)[:] = counts
-        state._set_pile(face_up + hidden)
-        state.buf[K.M_ROW_LEFT] = len(face_up)
-        return state
-
-    def _uniform_cards(self, view, rng) -> tuple[list, list[int]]:
-        """Every hand (counts) and the pile below the face-up cards, dealt uniformly from
-        the cards ``view`` does not show (a view without card knowledge)."""
-        game, seat = self.game, view["seat"]
-        names, alphabet = game.seat_names, game.alphabet
-        known = {names.index(n): h for n, h in (view.get("hands") or {}).items()}
-        if seat is not None and view.get("hand") is not None:
-            known[seat] = view["hand"]
-        seen = [view["discard"][a] + view["face_up"].count(a) +
-                sum(h[a] for h in known.values()) for a in alphabet]
-        pool = [s for s, n in enumerate(game.card_totals()) for _ in range(max(0, n - seen[s]))]
-        rng.shuffle(pool)
-        hands = []
-        for p, name in enumerate(names):
-            if p in known:
-                hands.append([known[p][a] for a in alphabet])
-                continue
-            hands.append([0] * len(alphabet))
-            for _ in range(view["hand_sizes"][name]):
-                hands[p][pool.pop()] += 1
-        return hands, pool[:max(0, view["pile_size"] - len(view["face_up"]))]
-
-    def _public_from_view(self, view) -> None:
-        """Tokens, track, discards and the turn's counters as the view shows them."""
-        game, names, alphabet = self.game, self.game.seat_names, self.game.alphabet
-        self.occupancy[:] = 0
-        for p, name in enumerate(names):
-            mine = self.mine(p)
-            mine[:] = 0
-            for x in view["tokens"][name]:
-                mine[x] += 1
-                self.occupancy[x] += 1
-        self.discard_counts[:] = [view["discard"][a] for a in alphabet]
-        self.buf[K.M_TO_MOVE] = names.index(view["to_move"]) if view["to_move"] else 0
-        self.buf[K.M_DONE] = view["actions_done"]
-        self.buf[K.M_TURNS] = view["turn"] - 1
-        self.buf[K.M_DISCARDING] = view["discarding"]
-        self.buf[K.M_PASSES] = _trailing_passes(view["history"])
-        self.track[1:game.L + 1] = [alphabet.index(c) for c in view["track"]]
-        reasons = {"all tokens home": K.OVER_WIN, "deadlock": K.OVER_DEADLOCK,
-                   "turn cap": K.OVER_CAP}
-        self.buf[K.M_OVER] = reasons.get(view["end_reason"], 0)
-        if view["end_reason"] == "all tokens home":
-            self.buf[K.M_WINNER] = names.index(view["winners"][0])
-        # the seats of past moves are not needed to search on (None: not tracked here)
-        self.history = [Move(None, RESIGN if t == "resign" else self.string_to_action(t))
-                        for t in view["history"]]
-        if self.history and self.history[-1].action == RESIGN:
-            losers = [p for p, name in enumerate(names) if name not in view["winners"]]
-            self.resigned = losers[0] if losers else None
-
-    # Terminal rendering -----------------------------------------------------------
-    def board_view(self, seat: int | None) -> dict:
-        """Token positions by seat (0 the start, L+1 the boat)."""
-        names, L = self.game.seat_names, self.game.L
-        return {"kind": "track",
-                "tokens": {names[p]: [x for x in range(L + 2) for _ in range(self.mine(p)[x])]
-                           for p in range(self.game.num_seats)}}
-
+    # Presentation (cartagena_text) ----------------------------------------------------
     def render(self, colour: bool = False, seat: int | None = None) -> str:
-        """The track (symbols above, tokens below by colour initial), hands, piles."""
-        view = self.view(seat)
-        game, L = self.game, self.game.L
-        initials = {name: name[0].upper() for name in game.seat_names}
-        width = 4
-        lines = ["".join(f"{x:>{width}}" for x in range(1, L + 1))]
-        lines.append("".join(f"{c:>{width}}" for c in view["track"]))
-        stacks = [[] for _ in range(L + 2)]
-        for name, tokens in view["tokens"].items():
-            for x in tokens:
-                stacks[x].append(initials[name])
-        for level in range(3):
-            if level and not any(len(stacks[x]) > level for x in range(1, L + 1)):
-                break
-            row = [stacks[x][level] if len(stacks[x]) > level else "." if level == 0 else ""
-                   for x in range(1, L + 1)]
-            lines.append("".join(f"{cell:>{width}}" for cell in row))
-        lines.append("start: " + " ".join(f"{initials[n]}x{view['tokens'][n].count(0)}"
-                                           for n in game.seat_names))
-        lines.append("boat:  " + " ".join(f"{initials[n]}x{view['tokens'][n].count(L + 1)}"
-                                           for n in game.seat_names))
-        return "\n".join(lines)
+        return text.render(self, colour, seat)
 
     def status_lines(self, seat: int | None = None) -> list[str]:
-        view = self.view(seat)
-        game = self.game
-        lines = []
-        for name in game.seat_names:
-            cards = view["hands"][name] if view["hands"] else \
-                view["hand"] if seat is not None and name == game.seat_names[seat] else None
-            text = " ".join(f"{a}x{n}" for a, n in cards.items() if n) if cards is not None \
-                else _count(view["hand_sizes"][name], "card") + _known_text(view, name)
-            lines.append(f"{name:<7} hand: {text or '-'}")
-        lines.append(f"draw pile {view['pile_size']}, discards "
-                     f"{sum(view['discard'].values())}"
-                     + (f", face up: {' '.join(view['face_up'])}" if view["face_up"] else ""))
-        if self.history:
-            lines.append(f"last move: {self.action_to_string(self.history[-1].action)}")
-        if view["terminal"]:
-            lines.append(f"game over ({view['end_reason']}): winner "
-                         f"{', '.join(view['winners']) or 'none'}")
-        else:
-            apt = view["actions_per_turn"]
-            lines.append(f"turn {view['turn']}: {view['to_move']} to move"
-                         + (f" (action {view['actions_done'] + 1} of up to {apt})" if apt > 1
-                            else ""))
-        return lines
-
-
-def _count(n: int, noun: str) -> str:
-    """"1 card", "3 cards"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _known_text(view: dict, name: str) -> str:
-    """", you know of H D" for the cards the viewer knows ``name`` holds, else ""."""
-    known = (view.get("card_knowledge") or {}).get("known", {}).get(name, {})
-    cards = " ".join(a for a, n in known.items() for _ in range(n))
-    return f", you know of {cards}" if cards else ""
-
-
-def _trailing_passes(history: list[str]) -> int:
-    """Passes since the last real action (hand-limit discards do not count as actions)."""
-    count = 0
-    for text in reversed(history):
-        if text.startswith("discard"):
-            continue
-        if text != "pass":
-            break
-        count += 1
-    return count
+        return text.status_lines(self, seat)

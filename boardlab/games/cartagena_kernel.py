@@ -8,7 +8,13 @@ L+1 = end (the boat). The fixed facts of a configuration travel in ``cfg``.
 
 Actions (A = L + 1): ``s*A + x`` plays symbol s on a token at position x
 (x <= L); ``S*A + x`` moves a token at x back; then ``end``, ``pass``, and
-``discard s`` (hand limit).
+``discard s`` (hand limit). :func:`encode` and :func:`decode` are the only
+places that know this layout; everything else, compiled or Python, goes
+through them (and :func:`num_actions`).
+
+The draws of one action (the lazy reshuffle, the face-up row being laid out,
+each card drawn) are written to an event ``log`` as they happen (``apply_logged``), so that
+Python can follow what a seat saw without repeating the drawing rules.
 """
 from __future__ import annotations
 
@@ -24,21 +30,79 @@ NCFG = 18
 # META entries
 META = 16
 M_TO_MOVE, M_DONE, M_TURNS, M_PASSES, M_OVER, M_WINNER, M_TOP, M_END, M_ROW_LEFT, \
-    M_RNG_LO, M_RNG_HI, M_DISCARDING = range(12)
+    M_RNG_LO, M_RNG_HI, M_DISCARDING, M_FIRST = range(13)
 OVER_WIN, OVER_DEADLOCK, OVER_CAP = 1, 2, 3
 MASK32 = np.uint64(0xFFFFFFFF)
+
+# action kinds (decode's first value)
+PLAY, BACK, END, PASS, DISCARD = range(5)
+# event log: log[0] is the number of entries used after it; each event is (code, card)
+EV_RESHUFFLE, EV_REVEAL, EV_DRAW = 1, 2, 3   # a reshuffle (card: the new pile's size)
+LOG_SIZE = 1 + 2 * 64    # one action: <= 2 draws, each <= 1 reshuffle + 24 reveals + 1 card
+
+
+def new_log():
+    """An event log for :func:`apply_logged`."""
+    return np.zeros(LOG_SIZE, dtype=np.int32)
 
 
 def layout(cfg) -> dict:
     """Offsets of the arrays in the buffer and its total size."""
-    L, S, NP, D = cfg[C_L], cfg[C_S], cfg[C_NP], cfg[C_DECK]
-    offsets, at = {}, META
-    for name, size in (("track", L + 2), ("occ", L + 2), ("mine", NP * (L + 2)),
-                       ("hand", NP * S), ("discard", S), ("pile", D)):
-        offsets[name] = at
-        at += size
-    offsets["size"] = at
+    names = ("track", "occ", "mine", "hand", "discard", "pile")
+    offsets = {name: int(at) for name, at in zip(names, _offsets(cfg))}
+    offsets["size"] = offsets["pile"] + int(cfg[C_DECK])
     return offsets
+
+
+# The action space -------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def num_actions(cfg):
+    """Size of the action space: plays, backs (x = 0..L+1), end, pass, discards."""
+    S, A = cfg[C_S], cfg[C_L] + 1
+    return S * A + A + 1 + 2 + S
+
+
+@njit(cache=True, inline="always")
+def encode(cfg, kind, symbol, x):
+    """The action of ``kind`` with its symbol (PLAY, DISCARD) and position (PLAY, BACK)."""
+    S, A = cfg[C_S], cfg[C_L] + 1
+    if kind == PLAY:
+        return symbol * A + x
+    if kind == BACK:
+        return S * A + x
+    end = S * A + A + 1
+    if kind == END:
+        return end
+    if kind == PASS:
+        return end + 1
+    return end + 2 + symbol
+
+
+@njit(cache=True, inline="always")
+def decode(cfg, action):
+    """``(kind, symbol, position)`` of an action in range; -1 where it has none."""
+    S, A = cfg[C_S], cfg[C_L] + 1
+    if action < S * A:
+        return PLAY, action // A, action % A
+    end = S * A + A + 1
+    if action < end:
+        return BACK, -1, action - S * A
+    if action == end:
+        return END, -1, -1
+    if action == end + 1:
+        return PASS, -1, -1
+    return DISCARD, action - end - 2, -1
+
+
+@njit(cache=True, inline="always")
+def _note(log, code, card):
+    if log is not None:                       # None: compiled without any logging
+        k = log[0]
+        if k + 2 < log.shape[0]:
+            log[k + 1] = code
+            log[k + 2] = card
+            log[0] = k + 2
 
 
 @njit(cache=True, inline="always")
@@ -104,14 +168,12 @@ def legal(buf, cfg, out):
     if buf[M_OVER]:
         return 0
     L, S, p = cfg[C_L], cfg[C_S], buf[M_TO_MOVE]
-    A = L + 1
     o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
-    end_action = S * A + L + 2
     k = 0
     if buf[M_DISCARDING]:
         for s in range(S):
             if buf[o_hand + p * S + s] > 0:
-                out[k] = end_action + 2 + s
+                out[k] = encode(cfg, DISCARD, s, 0)
                 k += 1
         return k
     mine = o_mine + p * (L + 2)
@@ -119,18 +181,18 @@ def legal(buf, cfg, out):
         if buf[o_hand + p * S + s] > 0:
             for x in range(L + 1):
                 if buf[mine + x] > 0:
-                    out[k] = s * A + x
+                    out[k] = encode(cfg, PLAY, s, x)
                     k += 1
     top = L + 1 if cfg[C_FROM_END] else L
     for x in range(1, top + 1):
         if buf[mine + x] > 0 and back_target(buf, cfg, x) > 0:
-            out[k] = S * A + x
+            out[k] = encode(cfg, BACK, 0, x)
             k += 1
     if buf[M_DONE] > 0:
-        out[k] = end_action
+        out[k] = encode(cfg, END, 0, 0)
         k += 1
     elif k == 0 or cfg[C_VOLUNTARY]:
-        out[k] = end_action + 1
+        out[k] = encode(cfg, PASS, 0, 0)
         k += 1
     return k
 
@@ -145,8 +207,8 @@ def _move(buf, cfg, p, x, y):
     buf[o_mine + p * (L + 2) + y] += 1
 
 
-@njit(cache=True)
-def _reshuffle(buf, cfg):
+@njit(cache=True, inline="always")
+def _reshuffle(buf, cfg, log):
     """Shuffle the discard pile into a new draw pile (lazily, when a draw needs it)."""
     S = cfg[C_S]
     o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
@@ -164,31 +226,51 @@ def _reshuffle(buf, cfg):
     _store_rng(buf, rng)
     buf[M_TOP] = 0
     buf[M_END] = k
+    if k > 0:
+        _note(log, EV_RESHUFFLE, k)
 
 
-@njit(cache=True)
-def _lay_out_row(buf, cfg):
+@njit(cache=True, inline="always")
+def _lay_out_row(buf, cfg, log):
+    """Turn the next cards of the pile face up when the row is used up (Tortuga, Hispaniola)."""
     if cfg[C_ROW] > 0 and buf[M_ROW_LEFT] == 0:
         buf[M_ROW_LEFT] = min(cfg[C_ROW], buf[M_END] - buf[M_TOP])
+        o_pile = _offsets(cfg)[5]
+        for i in range(buf[M_ROW_LEFT]):
+            _note(log, EV_REVEAL, buf[o_pile + buf[M_TOP] + i])
 
 
-@njit(cache=True)
-def _draw(buf, cfg, p, count):
+@njit(cache=True, inline="always")
+def _draw(buf, cfg, p, count, log):
     """Player p draws ``count`` cards; fewer if none are left anywhere (K-A5)."""
     S = cfg[C_S]
     o_hand, o_pile = _offsets(cfg)[3], _offsets(cfg)[5]
     for _ in range(count):
         if buf[M_TOP] == buf[M_END]:
-            _reshuffle(buf, cfg)
-            _lay_out_row(buf, cfg)
+            _reshuffle(buf, cfg, log)
+            _lay_out_row(buf, cfg, log)
             if buf[M_TOP] == buf[M_END]:
                 return
         card = buf[o_pile + buf[M_TOP]]
         buf[M_TOP] += 1
         buf[o_hand + p * S + card] += 1
+        _note(log, EV_DRAW, card)
         if cfg[C_ROW] > 0:
             buf[M_ROW_LEFT] -= 1
-            _lay_out_row(buf, cfg)
+            _lay_out_row(buf, cfg, log)
+
+
+@njit(cache=True)
+def set_pile(buf, cfg, cards):
+    """Make ``cards`` (next first) the whole draw pile and lay out its face-up row; the
+    rest of the pile's space is cleared (no trace of earlier cards)."""
+    o_pile = _offsets(cfg)[5]
+    for i in range(cfg[C_DECK]):
+        buf[o_pile + i] = cards[i] if i < cards.shape[0] else 0
+    buf[M_TOP] = 0
+    buf[M_END] = cards.shape[0]
+    buf[M_ROW_LEFT] = 0
+    _lay_out_row(buf, cfg, None)
 
 
 @njit(cache=True)
@@ -213,20 +295,31 @@ def _end_turn(buf, cfg):
 @njit(cache=True)
 def apply(buf, cfg, action):
     """Apply a legal action."""
+    _act(buf, cfg, action, None)
+
+
+@njit(cache=True)
+def apply_logged(buf, cfg, action, log):
+    """Apply a legal action, writing its draws to ``log`` (see :func:`new_log`)."""
+    _act(buf, cfg, action, log)
+
+
+@njit(cache=True, inline="always")
+def _act(buf, cfg, action, log):
     L, S, p = cfg[C_L], cfg[C_S], buf[M_TO_MOVE]
-    A = L + 1
     o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
-    end_action = S * A + L + 2
-    if action >= end_action + 2:                       # discard down to the hand limit
-        s = action - end_action - 2
+    if log is not None:
+        log[0] = 0
+    kind, s, x = decode(cfg, action)
+    if kind == DISCARD:                                # discard down to the hand limit
         buf[o_hand + p * S + s] -= 1
         buf[o_discard + s] += 1
         _end_turn(buf, cfg)
         return
-    if action == end_action:
+    if kind == END:
         _end_turn(buf, cfg)
         return
-    if action == end_action + 1:                       # pass
+    if kind == PASS:
         buf[M_PASSES] += 1
         if cfg[C_DEADLOCK] and buf[M_PASSES] >= cfg[C_NP]:
             buf[M_OVER] = OVER_DEADLOCK
@@ -234,17 +327,15 @@ def apply(buf, cfg, action):
         _end_turn(buf, cfg)
         return
     buf[M_PASSES] = 0
-    if action < S * A:                                 # forward
-        s, x = action // A, action % A
+    if kind == PLAY:                                   # forward
         buf[o_hand + p * S + s] -= 1
         buf[o_discard + s] += 1
         _move(buf, cfg, p, x, forward_target(buf, cfg, x, s))
     else:                                              # back
-        x = action - S * A
         y = back_target(buf, cfg, x)
         drawn = buf[o_occ + y]
         _move(buf, cfg, p, x, y)
-        _draw(buf, cfg, p, drawn)
+        _draw(buf, cfg, p, drawn, log)
     if buf[o_mine + p * (L + 2) + L + 1] == cfg[C_T]:
         buf[M_OVER] = OVER_WIN
         buf[M_WINNER] = p
@@ -257,7 +348,7 @@ def apply(buf, cfg, action):
 @njit(cache=True)
 def playout(buf, cfg, seed):
     """Uniformly random legal actions until the game ends; returns the actions made."""
-    out = np.empty(cfg[C_S] * (cfg[C_L] + 1) + cfg[C_L] + 4 + cfg[C_S], np.int32)
+    out = np.empty(num_actions(cfg), np.int32)
     s = rng_seed(seed)
     moves = 0
     while buf[M_OVER] == 0:
@@ -309,8 +400,9 @@ def new_game(buf, cfg, seed):
     else:
         rng = rng_next(rng)
         buf[M_TO_MOVE] = rng_below(rng, NP)
+    buf[M_FIRST] = buf[M_TO_MOVE]
     _store_rng(buf, rng)
-    _lay_out_row(buf, cfg)
+    _lay_out_row(buf, cfg, None)
 
 
 @njit(cache=True)
