@@ -163,7 +163,10 @@ def test_hidden_information_games_keep_their_secrets_in_the_terminal():
     code, out, err = run("play", "cartagena", "--vs", "random", "--seed", "5", "--no-save",
                          "--no-colour", stdin="D@0\nundo\nquit\n")
     assert code == 0, err
-    assert "undo is off in games with hidden information" in out
+    # undo never goes back across a reveal of hidden information (the card played
+    # came out of a hidden hand) or a draw of cards
+    assert "cannot undo: cannot take back moves across a reveal of hidden information" in out
+    assert "took back" not in out
 
 
 def test_duel_needs_two_sides(capsys):
@@ -275,8 +278,9 @@ def test_match_report_with_no_games_says_so(tmp_path):
 def test_help_explains_the_goal_and_the_notation(spec):
     game = boardlab.make(spec)
     out = io.StringIO()
-    session = TerminalGame(game, {}, seed=1, inp=io.StringIO("help\nquit\n"), out=out,
-                           colour=False)
+    handover = "" if game.perfect_information else "\n"     # "pass the keyboard": Enter
+    session = TerminalGame(game, {}, seed=1, inp=io.StringIO(handover + "help\nquit\n"),
+                           out=out, colour=False)
     session.run()
     text = " ".join(out.getvalue().split())
     assert "The game:" in text and "Writing moves:" in text

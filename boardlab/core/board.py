@@ -12,12 +12,15 @@ fills the ``board`` block of each view in the same shape. Three kinds:
     the cell names it marks.
 ``track``
     description: ``{"kind", "cells": [space names, start first], "symbols": [symbol
-    per cell or None], "pieces": {...}, "gestures": [...], "buttons": [...]}``;
+    per cell or None], "pieces": {...}, "gestures": [...], "buttons": [...]}`` and
+    optionally ``"labels": {cell name: label}`` (``start``, ``boat``);
     block: ``{"kind", "tokens": {seat name: [cell index per token]}, "hand": {...},
     ...}``.
 
 A **gesture** says how clicks make a move: ``{"name", "picks": [what each click
-picks: "cell", "piece", "card", "token", "number"], "template": "{0}{1}"}``. The
+picks: "cell", "piece", "card", "token", "number"], "template": "{0}{1}"}``. A
+``cell`` or ``token`` pick fills in the name of the cell (for a token: the cell it
+stands on), a ``piece`` or ``card`` pick its code. The
 front end fills the template with the picked names in order and sends the result
 when it is among the view's ``legal`` moves; a prefix of a template that no legal
 move starts with is an illegal click (the game says why when it is sent). A
