@@ -383,7 +383,8 @@ def test_t9_full_field_draw(end_check):
     s.play("put 64")
     if end_check == "end_of_turn":
         assert not s.is_terminal()
-        assert s.legal_moves() == ["end"]  # full: no Put, Move or Landing
+        # full, yet the turn goes on: no Put or Move is possible, the Landing is (RULES 4.5)
+        assert set(s.legal_moves()) == {f"lift {q}" for q in black + [64]} | {"end"}
         s.play("end")
     assert s.is_terminal() and s.end_reason() == "field full"
     assert s.counts() == (32, 32)
@@ -645,11 +646,49 @@ def test_end_check_end_of_turn():
     assert not s.is_terminal()
     final, flipped = _closure(s.board, 8, 0)
     while replaces_offered(s):
-        assert set(s.legal_moves()) == {f"replace {x}" for x in replaces_offered(s)} | {"end"}
+        lifts = {f"lift {x}" for x in squares_of(s, 1)}  # the Landing stays legal (RULES 4.5)
+        assert set(s.legal_moves()) == {f"replace {x}" for x in replaces_offered(s)} | \
+            lifts | {"end"}
         s.play(f"replace {min(replaces_offered(s))}")
-    assert not s.is_terminal() and s.legal_moves() == ["end"]
+    assert not s.is_terminal()
+    assert set(s.legal_moves()) == {f"lift {x}" for x in squares_of(s, 1)} | {"end"}
     s.play("end")
     assert s.is_terminal() and np.array_equal(s.board, final)
+
+
+@isolated()
+def test_end_check_end_of_turn_keeps_every_operation_the_quota_allows():
+    """RULES 4.5 (end_of_turn): a field that fills mid-turn does not end the game. A
+    Landing frees a square, and then Puts and Moves are legal again; the game is over
+    only if the field is full when the turn ends."""
+    black, white = _nearly_full()
+    s = ctor(black=black, white=white, end_check="end_of_turn")
+    s.play("put 64")
+    assert s.view(None)["field_full"] and not s.is_terminal()
+    assert quotas(s) == (1, 2, 1)
+    assert not any(m.startswith(("put", "move")) for m in s.legal_moves())  # nowhere to go
+    play(s, "lift 1", "lift 2", "land 1")
+    assert not s.view(None)["field_full"] and s.board[1] == 0
+    legal = set(s.legal_moves())
+    assert {"put 2", "move 1>2", "move 10>2", "move 58>2"} <= legal
+    assert not any(m.startswith("lift") for m in legal)  # the one Landing is used
+    s.play("move 10>2")
+    play(s, "put 10")  # the field is full again
+    assert s.view(None)["field_full"] and quotas(s) == (0, 1, 0)
+    s.play("end")
+    assert s.is_terminal() and s.end_reason() == "field full"
+    # a turn that ends with a free square does not end the game
+    t = ctor(black=black, white=white, end_check="end_of_turn")
+    play(t, "put 64", "lift 1", "lift 2", "land 1", "end")
+    assert not t.is_terminal() and to_move(t) == 1 and t.board[1] == 0
+    assert "put 2" in t.legal_moves()
+    # the other end checks: no Landing once the field is full
+    for end_check in ("after_replaces", "immediate"):
+        u = ctor(black=black, white=white, end_check=end_check)
+        u.play("put 64")
+        assert not any(m.startswith("lift") for m in u.legal_moves())
+        if not u.is_terminal():
+            assert "the field is full" in assert_illegal(u, "lift 1")
 
 
 @isolated()
@@ -936,7 +975,7 @@ class RefCtor:
         if self.phase == "opening":
             return {f"put {x + 1}" for x in empty}
         out = {"end"}
-        if not self.full:
+        if not self.full or self.end_check == "end_of_turn":  # RULES 4.5
             if self.left["put"]:
                 out |= {f"put {x + 1}" for x in empty}
             if self.left["move"]:
@@ -993,6 +1032,7 @@ class RefCtor:
                 self.left["land"] -= 1
             self.lifts += 1
             self.board[x] = 0
+            self.full = False  # (a full field only lets one lift happen with end_of_turn)
         elif kind in ("put", "land"):
             self.board[x] = t + 1
             self.arrive(x)
@@ -1085,7 +1125,7 @@ def check_twin_views(state):
     the other team's and the spectator's views must be the same."""
     game = state.game
     P, count = game.P, game.options["secret_count"]
-    history = list(state.history)
+    history = [action for _, action in state.history]
     picks = [i for i, a in enumerate(history) if 7 * P < a < game.num_actions]
     touched = set().union(*[_touched(game, a) for a in history if a < 7 * P])
     first = game.options["first_team"] - 1
@@ -1390,3 +1430,144 @@ def test_records_of_a_set_up_position():
     assert boardlab.replay(s.game.spec, record["moves"]) == s.summary()
     assert record["moves"] == ["replace 19", "put 36", "lift 10", "lift 11", "land 45",
                                "end", "put 1", "end"]
+
+
+# Declared facts, the board block, text for front ends -------------------------------------------
+
+@isolated()
+def test_declared_facts():
+    g = boardlab.make("ctor", size=8, teams="2v3")
+    assert g.teams == ((0, 1), (2, 3, 4)) and g.team_names == ("black", "white")
+    assert [g.team_of(s) for s in range(5)] == [0, 0, 1, 1, 1]
+    assert g.perfect_information and not g.simultaneous
+    assert g.chance == "none" and g.can_sample
+    assert boardlab.make("ctor", size=8, secret_squares=True).perfect_information is False
+    # simultaneous only where a team has several members
+    assert boardlab.make("ctor", size=8, teams="2v3", team_protocol="simultaneous").simultaneous
+    one = boardlab.make("ctor", size=8, team_protocol="simultaneous")
+    assert not one.simultaneous and one.perfect_information
+    red = boardlab.make("ctor", size=8, colours="red,green")
+    assert red.team_names == ("red", "green") and red.teams == ((0,), (1,))
+    facts = g.facts()
+    assert facts["teams"] == [{"name": "black", "seats": ["black-1", "black-2"]},
+                              {"name": "white", "seats": ["white-1", "white-2", "white-3"]}]
+    for text in (g.rules_summary, g.notation_guide):
+        assert text.strip() and "\n" not in text.strip()
+    for word in ("put N", "move A>B", "lift", "land", "replace N", "'end'", "secret N",
+                 "1 to 64", "row by row", "top left", "wraps"):
+        assert word in g.notation_guide, word
+    assert "more chips" in g.rules_summary
+
+
+@isolated()
+def test_scores_winners_and_end_reason():
+    black, white = _checkerboard(hole=64)
+    s = ctor(black=black + [2], white=[w for w in white if w != 2], end_check="immediate")
+    assert s.scores() == {"black": 32, "white": 31} and s.winners() == []
+    assert s.end_reason() is None and s.view(None)["result"] is None
+    s.play("put 64")
+    assert s.is_terminal() and s.scores() == {"black": 33, "white": 31}
+    assert s.winners() == [0] and s.end_reason() == "field full"
+    view = s.view(1)
+    assert view["winner"] == "black" and view["end_reason"] == "field full"
+    assert view["result"] == {"winners": ["black"], "draw": False, "returns": [1.0, -1.0],
+                              "scores": {"black": 33, "white": 31}, "reason": "field full"}
+    t = boardlab.make("ctor", size=8, teams="2v2").new_initial_state()
+    play(t, "put 1", "put 2", "put 3", "end", "end")
+    assert t.winners() == [2, 3] and t.view(0)["winner"] == "white"
+    assert t.view(0)["result"]["winners"] == ["white-1", "white-2"]
+    u = boardlab.make("ctor", size=8, teams="2v2").new_initial_state()
+    u.play("put 1")
+    u.play("resign")
+    assert u.winners() == [0, 1] and u.end_reason() == "resignation"
+
+
+@isolated()
+def test_board_description_and_block():
+    from boardlab.core.board import check_block
+    g = boardlab.make("ctor", size=8, secret_squares=True, secrets=SECRETS,
+                      position=field(black=[18, 19, 20, 26, 50], white=[27, 60]))
+    desc = g.board_description()
+    assert desc["kind"] == "torus" and desc["width"] == desc["height"] == 8
+    assert desc["cells"] == [str(q) for q in range(1, 65)]
+    assert desc["pieces"] == {"B": {"label": "black chip", "owner": "black"},
+                              "W": {"label": "white chip", "owner": "white"}}
+    s = g.new_initial_state()
+    block = s.view(0)["board"]
+    assert not check_block(desc, block)
+    assert block["cells"][17] == "B" and block["cells"][26] == "W" and block["cells"][0] is None
+    assert block["marks"] == {"secret": ["1", "2", "3", "4", "5"], "revealed": [], "last": []}
+    assert s.view(1)["board"]["marks"]["secret"] == ["7", "8", "9", "10", "36"]
+    assert s.view(None)["board"]["marks"]["secret"] == []
+    s.play("move 19>11")
+    assert s.view(None)["board"]["marks"]["last"] == ["19", "11"]
+    play(s, "put 36", "end")  # white's 36 flips
+    for seat in (0, 1, None):
+        marks = s.view(seat)["board"]["marks"]
+        assert marks["revealed"] == ["36"] and marks["last"] == ["36"]  # 'end' passes
+        assert s.view(seat)["board"]["cells"][35] == "W"
+    assert s.view(1)["board"]["marks"]["secret"] == ["7", "8", "9", "10"]
+
+
+@isolated()
+def test_the_last_mark_never_shows_a_hidden_pick():
+    s = boardlab.make("ctor", size=8, secret_squares=True, secret_count=1).new_initial_state()
+    s.play("secret 20")
+    assert s.view(0)["board"]["marks"]["last"] == ["20"]
+    assert s.view(1)["board"]["marks"]["last"] == [] == s.view(None)["board"]["marks"]["last"]
+    s.play("secret 30")  # hidden entries are passed over, like 'end'
+    assert s.view(0)["board"]["marks"]["last"] == ["20"]
+    assert s.view(1)["board"]["marks"]["last"] == ["30"]
+    assert s.view(None)["board"]["marks"]["last"] == []
+
+
+@isolated()
+def test_status_lines_hide_the_quotas_while_secret_squares_are_picked():
+    s = boardlab.make("ctor", size=8, secret_squares=True, secret_count=2).new_initial_state()
+    lines = s.status_lines(0)
+    assert not any("put" in line or "landing" in line for line in lines), lines
+    assert any("picks secret squares (2 to go)" in line for line in lines)
+    play(s, "secret 5", "secret 6")
+    assert any("white picks secret squares (2 to go)" in line for line in s.status_lines(1))
+    play(s, "secret 7", "secret 8")
+    assert any("left this turn: put 1, move 0, landing 0" in line for line in s.status_lines(0))
+    assert "your secret squares: [5, 6]" in "\n".join(s.status_lines(0))
+    rendered = s.render(seat=0)
+    assert "  *" in rendered and " 7 " in rendered.replace("|", " ")
+
+
+@isolated()
+def test_undo_floor():
+    s = boardlab.make("ctor", size=8).new_initial_state()
+    play(s, "put 1", "put 2", "put 3", "put 4", "end")
+    assert s.undo_floor() == 0  # perfect information: anywhere
+    # secret squares: never before the end of a turn (a flip, or the news of none)
+    t = boardlab.make("ctor", size=8, secret_squares=True, secret_count=1).new_initial_state()
+    play(t, "secret 5", "secret 6")
+    assert t.undo_floor() == 0  # the picks reveal nothing
+    t.play("put 1")  # the opening turn ends
+    assert t.undo_floor() == 3
+    play(t, "put 5", "put 7")  # white on black's 5: flips at the end of this turn
+    assert t.undo_floor() == 5 and t.board[4] == 1
+    play(t, "put 8")
+    assert t.undo_floor() == 5
+    t.play("end")
+    assert t.undo_floor() == 7
+    t.play("resign")
+    assert t.undo_floor() == 7
+
+
+@isolated()
+def test_announcements_of_secret_squares():
+    s = ctor(black=[18, 19, 20, 26, 50], white=[27, 60], secret_squares=True, secrets=SECRETS)
+    play(s, "move 50>51", "move 51>43")  # not on 36
+    assert s.announcements(0) == []
+    play(s, "put 36", "put 9", "end")
+    assert s.announcements(4) == ["white's secret square 9: black's chip turns white",
+                                  "white's secret square 36: black's chip turns white"]
+    assert s.announcements(2) == s.announcements(4) and s.announcements(5) == []
+    t = ctor(black=[17, 25, 33], white=[12], secret_squares=True,
+             secrets="60,61,62,63,64/9,18,20,26,34")
+    play(t, "move 17>18", "move 18>19", "end")
+    assert t.announcements(0) == ["white's secret square 18 is revealed "
+                                  "(the chip has left it: nothing turns)"]

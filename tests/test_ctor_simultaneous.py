@@ -2,10 +2,12 @@
 
 In a regular turn of a team with two or more members, every member commits
 one operation per sub-round (``put N``, ``move N>M``, a Landing as ``lift``,
-``lift``, ``land``, ``replace N``, or ``end`` to skip). When all have
-committed, the operations are revealed. One whose squares (Put: the target;
-Move: source and destination; Landing: both sources and the target; Replace:
-the target) meet an earlier seat's *accepted* operation is lost, except that
+``lift``, ``land``, or ``end`` to skip). When all have committed, the
+operations are revealed. A Replace is team-level (RULES 4.4): any member makes
+it at once, between sub-rounds (before anybody has committed in the new one),
+and it uses no sub-round slot. One whose squares (Put: the target; Move:
+source and destination; Landing: both sources and the target) meet an earlier
+seat's *accepted* operation is lost, except that
 in an unequal game a member of the larger team whose Put collided re-chooses
 once (a follow-up sub-round in which only such members act, Puts or ``end``).
 Accepted operations run in seat order against the team's quotas; one that has
@@ -97,7 +99,7 @@ def test_a_regular_turn_of_a_two_member_team_is_simultaneous():
             s.apply(s.string_to_action("put 20"), seat=seat(s, other))
     assert s.history == history and s.counts() == (3, 2)
     assert s.play("black-2:put 20") == 19
-    assert s.history == [s.game.num_actions * 2 + 19]
+    assert [(m.seat, m.action) for m in s.history] == [(1, 19)]
     assert s.acting_seats() == [0] and acting(s) == ["black-1"]
     assert s.legal_actions_for(1) == []  # black-2 has committed
     assert s.board[19] == 0 and s.counts() == (3, 2)  # nothing happens before the reveal
@@ -237,19 +239,45 @@ def test_operations_that_do_not_collide_both_happen_in_seat_order():
 
 
 @isolated()
-def test_a_replace_collides_on_its_target():
+def test_a_replace_is_team_level_between_sub_rounds():
+    """RULES 4.4: "Replace is team-level: any member may do it between sub-rounds". It is
+    made at once, uses no member's slot in the sub-round, and is not offered once a
+    member has committed in the open sub-round (nor while a Put is re-chosen)."""
     # T5's cascade set-up: 19 is replaceable (5 black neighbours), 20 is not yet
     s = sim(black=[10, 11, 13, 18, 21, 26, 27], white=[19, 20, 50])
-    assert "replace 19" in moves_for(s, "black-1") and "replace 20" not in moves_for(s, "black-2")
-    commit(s, "black-1:replace 19", "black-2:replace 19")
+    assert "replace 19" in moves_for(s, "black-1") and "replace 19" in moves_for(s, "black-2")
+    assert "replace 20" not in moves_for(s, "black-2")
+    s.play("black-2:replace 19")
     assert s.board[18] == 1 and s.counts() == (8, 2) and quotas(s) == (2, 2, 0)
-    assert "replace 20" in moves_for(s, "black-2")  # the cascade goes on
-    commit(s, "black-1:put 40", "black-2:replace 20")
-    assert s.board[19] == 1 and s.counts() == (10, 1)
-    # a Put on 28 next to a Replace of 19 does not collide
-    s = sim(black=[10, 11, 13, 18, 21, 26, 27], white=[19, 20, 50])
-    commit(s, "black-2:replace 19", "black-1:put 28")
-    assert s.board[18] == 1 and s.board[27] == 1
+    assert acting(s) == ["black-1", "black-2"]  # no slot used: both still choose
+    assert s.view(3)["history"] == ["black-2:replace 19"]  # made at once, seen by all
+    assert "replace 20" in moves_for(s, "black-1")  # the cascade goes on, by anybody
+    s.play("black-1:replace 20")
+    assert s.board[19] == 1 and s.counts() == (9, 1) and acting(s) == ["black-1", "black-2"]
+    assert s.pending_of(0) == [] and s.pending_of(1) == []
+    # once a member has committed, no Replace until the sub-round is revealed
+    t = sim(black=[10, 11, 13, 18, 21, 26, 27], white=[19, 20, 50])
+    t.play("black-1:put 40")
+    assert "replace 19" not in moves_for(t, "black-2")
+    with pytest.raises(boardlab.IllegalMoveError):
+        t.play("black-2:replace 19")
+    t.play("black-2:put 41")
+    assert squares_of(t, 1) >= {40, 41} and t.board[18] == 2
+    assert "replace 19" in moves_for(t, "black-1")  # between sub-rounds again
+    commit(t, "black-1:replace 19", "black-1:end", "black-2:end")
+    assert to_move_colour(t) == "white" and t.board[18] == 1
+    # a turn of Replaces only is not a null turn
+    u = sim(black=[10, 11, 13, 18, 21, 26, 27], white=[19, 20, 50], turn=2)
+    commit(u, "white-1:end", "white-2:end", "black-1:replace 19", "black-1:end",
+           "black-2:end", "white-1:end", "white-2:end")
+    assert not u.is_terminal()
+    commit(u, "black-1:end", "black-2:end")
+    assert u.is_terminal() and u.end_reason() == "two null turns"
+    # with replace_only_after_op, a Replace follows a revealed operation
+    v = sim(black=[10, 11, 13, 18, 21, 26, 27], white=[19, 20, 50], replace_only_after_op=True)
+    assert "replace" not in kinds_for(v, "black-1")
+    commit(v, "black-1:put 40", "black-2:end")
+    assert "replace 19" in moves_for(v, "black-2")
 
 
 @isolated()
@@ -619,6 +647,9 @@ class RefTeamPlay:
         for op in self.pending[seat]:
             work.apply(op)
         out = work.legal()
+        between = not self.rechoose and not any(self.pending.values())
+        if not between:  # a Replace is team-level, made between sub-rounds
+            out = {m for m in out if not m.startswith("replace")}
         if seat in self.rechoose:
             out = {m for m in out if m.startswith("put") or m == "end"}
         return out
@@ -645,6 +676,9 @@ class RefTeamPlay:
             self.ref.apply(move)
             return
         self._round()
+        if move.startswith("replace"):  # at once, no slot used
+            self.ref.apply(move)
+            return
         self.pending[seat].append(move)
         if not self.waiting():
             self.resolve()
@@ -690,7 +724,6 @@ def check_hidden_commit(state, rnd):
     """Swap one member's complete pending (one-action) commit for another choice in a twin
     built from the same history: nobody else's view may change."""
     game = state.game
-    size = game.num_actions
     shown = state.view(None)["history"]
     hidden = len(shown) - max([i + 1 for i, h in enumerate(shown) if not h.endswith(":?")],
                               default=0)
@@ -700,19 +733,18 @@ def check_hidden_commit(state, rnd):
     who = rnd.choice(done)
     start = len(state.history) - hidden
     twin = game.new_initial_state()
-    for code in state.history[:start]:
-        if code >= size:
-            twin.apply(code % size, seat=code // size - 1)
+    for entry in state.history[:start]:
+        if twin.current_player() == boardlab.SIMULTANEOUS:
+            twin.apply(entry.action, seat=entry.seat)
         else:
-            twin.apply(code)
+            twin.apply(entry.action)
     original = state.string_to_action(state.pending_of(who)[0])
     options = [a for a in twin.legal_actions_for(who) if a != original and
                not 5 * game.P <= a < 6 * game.P]
     if not options:
         return False
     other = rnd.choice(options)
-    for code in state.history[start:]:
-        s, action = code // size - 1, code % size
+    for s, action in state.history[start:]:
         twin.apply(other if s == who else action, seat=s)
     viewers = [s for s in range(game.num_seats) if s != who] + [None]
     for viewer in viewers:
@@ -815,3 +847,108 @@ def test_random_simultaneous_games_with_other_options(options):
     rnd = random.Random(json.dumps(options, sort_keys=True))
     for lazy in (3, 9):
         play_simultaneous(options, rnd, lazy=lazy)
+
+
+# 8. Facts, announcements, undo, the kernel's random play ----------------------------------------
+
+@isolated()
+def test_simultaneous_is_declared_where_a_team_has_several_members():
+    for teams, expected in (("2v2", True), ("1v2", True), ("3v1", True), ("1v1", False)):
+        game = boardlab.make("ctor", size=8, teams=teams, **SIM)
+        assert game.simultaneous == expected and game.perfect_information == (not expected)
+        assert game.facts()["simultaneous"] == expected
+    assert not boardlab.make("ctor", size=8, teams="2v2").simultaneous
+    assert "white-2:put 36" in boardlab.make("ctor", size=8, teams="2v2", **SIM).notation_guide
+
+
+@isolated()
+def test_collisions_are_announced():
+    s = sim(black=[1, 2, 10, 19, 21], white=[50, 51])
+    s.play("black-2:put 20")
+    assert s.announcements(0) == []  # nothing is revealed yet
+    s.play("black-1:put 20")
+    assert s.announcements(0) == s.announcements(1) == ["black-2's put 20 lost to black-1's"]
+    assert s.announcements(2) == []
+    commit(s, "black-1:move 19>27", "black-2:move 21>22")  # no collision: nothing to say
+    assert s.announcements(2) == []
+    # a lost Put that the larger team re-chooses
+    t = sim(black=[1, 2, 10], white=[50, 51], teams="2v3", turn=2)
+    commit(t, "white-1:put 20", "white-2:put 20", "white-3:put 21")
+    assert t.announcements(0) == ["white-2's put 20 lost to white-1's; white-2 chooses "
+                                  "another square"]
+    # an operation that is no longer legal when its turn comes
+    u = sim(black=[1, 2], white=[50, 51], teams="2v3")
+    commit(u, "black-1:put 20", "black-2:put 21", "black-2:put 23", "black-1:put 22")
+    assert u.announcements(2) == ["black-2's put 23 was lost: no longer legal after the "
+                                  "operations before it"]
+    # a Landing
+    v = sim(black=[1, 2, 10], white=[50, 51], quota_table=LANDING_TABLE)
+    commit(v, "black-1:move 1>9", "black-2:lift 1", "black-2:lift 2", "black-2:land 40")
+    assert v.announcements(0) == ["black-2's lift 1, lift 2, land 40 lost to black-1's"]
+
+
+@isolated()
+def test_undo_never_goes_back_before_a_reveal():
+    s = sim(black=[10, 11, 13, 18, 21, 26, 27], white=[19, 20, 50])
+    assert s.undo_floor() == 0
+    s.play("black-1:put 40")
+    assert s.undo_floor() == 0  # a hidden commit may be taken back
+    s.play("black-2:put 41")  # the reveal
+    assert s.undo_floor() == 2
+    s.play("black-1:replace 19")  # made at once, in the open: nothing hidden is shown
+    s.play("black-2:end")
+    assert s.undo_floor() == 2
+    s.play("black-1:end")  # the reveal: both skip, the turn ends
+    assert s.undo_floor() == 5 and to_move_colour(s) == "white"
+    one = boardlab.make("ctor", size=8, **SIM).new_initial_state()  # nothing is hidden
+    for move in ("put 1", "put 2", "put 3", "put 4", "end"):
+        one.play(move)
+    assert one.undo_floor() == 0
+
+
+@isolated()
+def test_a_pending_put_that_fills_the_field_flips_nothing_in_its_own_view():
+    """The member's own view plays its pending Put; if that fills the field (and so would
+    end the turn), the other team's secret squares must not flip in that view."""
+    black = [q for q in range(1, 64) if ((q - 1) // 8 + (q - 1) % 8) % 2 == 0]
+    white = [q for q in range(1, 64) if q not in black]
+    views = []
+    for secrets in ("1,3,5,7,9/64,2,4,6,8", "1,3,5,7,9/10,2,4,6,8"):
+        s = sim(black=black, white=white, secret_squares=True, secrets=secrets)
+        s.play("black-1:put 64")
+        views.append(json.dumps(s.view(0), sort_keys=True))
+        assert s.view(0)["board"]["cells"][63] == "B"
+        assert s.heuristic(0) == pytest.approx((32 - 32) / 64)
+    assert views[0] == views[1]
+    s.play("black-2:put 64")  # the reveal: black-1's Put fills the field, the turn ends
+    assert s.is_terminal() and s.board[63] == 1  # (64 is not white's in this twin)
+    t = sim(black=black, white=white, secret_squares=True, secrets="1,3,5,7,9/64,2,4,6,8")
+    commit(t, "black-1:put 64", "black-2:put 64")
+    assert t.is_terminal() and t.board[63] == 2 and t.scores() == {"black": 31, "white": 33}
+    assert t.announcements(0) == ["black-2's put 64 lost to black-1's",
+                                  "white's secret square 64: black's chip turns white"]
+
+
+@isolated(timeout=120)
+def test_kernel_playouts_play_the_simultaneous_sub_rounds():
+    """Random play in the kernel (rollouts, benchmarks) is the real simultaneous game: its
+    game lengths match random play through the Python protocol, which commits as well."""
+    import statistics
+    from boardlab.games import ctor_kernel as K
+    for teams in ("2v2", "2v3"):
+        game = boardlab.make("ctor", size=8, teams=teams, **SIM)
+        cfg, nbr, diag = game.cfg, game.topology.nbr, game.topology.diag
+        python = [len(game.new_initial_state().played_out(i).history) for i in range(150)]
+        kernel = []
+        for i in range(150):
+            state = game.new_initial_state()
+            kernel.append(K.playout(state.buf, cfg, nbr, diag, 1000 + i))
+            assert state.buf[K.M_PHASE] == K.PH_OVER and state.buf[K.M_ROUNDS] > 0
+        assert abs(statistics.mean(python) - statistics.mean(kernel)) < 5, (python, kernel)
+        assert game.bench_playouts(3, seed=1) > 0
+    # a rollout starts from the pending choices of the state
+    s = sim(black=[1, 2, 10], white=[50, 51])
+    s.play("black-1:put 20")
+    returns = s.rollout(seed=3)
+    assert len(returns) == 4 and returns[0] == returns[1] == -returns[2]
+    assert s.pending_of(0) == ["put 20"]  # the state itself is unchanged
