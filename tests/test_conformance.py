@@ -226,3 +226,18 @@ def test_a_view_hides_what_it_must(spec):
         differ += json.dumps(twin.summary(), sort_keys=True, default=str) != \
             json.dumps(state.summary(), sort_keys=True, default=str)
     assert differ, f"{spec}: no twin differed in hidden information (the test would be empty)"
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_named_seat_may_resign_out_of_turn_and_the_record_says_who(spec):
+    game = boardlab.make(spec)
+    state = game.new_initial_state(seed=1)
+    idle = [s for s in range(game.num_seats) if s not in state.acting_seats()]
+    seat = idle[-1] if idle else state.acting_seats()[0]
+    state.play(f"{game.seat_names[seat]}:resign")
+    team = game.team_of(seat)
+    assert state.returns() == [-1.0 if game.team_of(s) == team else 1.0
+                               for s in range(game.num_seats)]
+    record, loaded = boardlab.loads(boardlab.dumps(state))
+    assert loaded.returns() == state.returns()
+    assert record["moves"][-1] == (f"{game.seat_names[seat]}:resign" if idle else "resign")

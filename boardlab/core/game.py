@@ -211,6 +211,7 @@ class State:
         self.seed = seed          # the seed of the game's chance (None: no chance)
         self.history: list[Move] = []
         self.resigned: int | None = None
+        self.resigned_out_of_turn = False
 
     # To be provided by each game -----------------------------------------
     def _current_player(self) -> int:
@@ -439,6 +440,7 @@ class State:
             raise IllegalMoveError(f"illegal move 'resign': {reason}", move="resign",
                                    reason=reason)
         self.resigned = seat
+        self.resigned_out_of_turn = seat not in acting
         self.history.append(Move(seat, RESIGN))
 
     def is_terminal(self) -> bool:
@@ -464,8 +466,8 @@ class State:
         when several seats act at once).
         """
         seat, text = self._split_seat(text)
-        if text.strip().lower() == "resign":
-            self.resign(seat)
+        if text.strip().lower() == "resign":        # a named seat may resign at any time
+            self.resign(seat, out_of_turn=seat is not None)
             return RESIGN
         action = self.string_to_action(text)
         self._checked_apply(action, seat, text)
@@ -520,9 +522,19 @@ class State:
         return [self.action_to_string(a) for a in self.legal_actions()]
 
     def history_text(self) -> list[str]:
-        """Every action so far, in notation (replays from the initial state).
+        """Every action so far, in notation.
 
-        A seat's commit in a simultaneous round reads ``seat-name:move``.
+        A seat's commit in a simultaneous round reads ``seat-name:move``; so does
+        a resignation by a seat that did not act then (a forfeit), ``name:resign``.
+        """
+        texts = self._history_text()
+        if self.resigned is not None and self.resigned_out_of_turn:
+            texts[-1] = f"{self.game.seat_names[self.resigned]}:resign"
+        return texts
+
+    def _history_text(self) -> list[str]:
+        """Every action so far, in notation, by replaying from the initial state.
+
         Games whose notation needs no context override this with a quicker pass.
         """
         replayer = self.game.new_initial_state(seed=self.seed)

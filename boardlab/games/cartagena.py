@@ -487,7 +487,7 @@ class CartagenaState(KernelState):
     def string_to_action(self, text_: str) -> int:
         return text.parse_action(self.game, text_)
 
-    def history_text(self) -> list[str]:
+    def _history_text(self) -> list[str]:
         return [self.action_to_string(action) for _, action in self.history]
 
     # Results ----------------------------------------------------------------------

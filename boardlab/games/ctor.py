@@ -442,7 +442,7 @@ class CtorState(KernelState):
     def string_to_action(self, move: str) -> int:
         return text.parse_action(self, move)
 
-    def history_text(self) -> list[str]:
+    def _history_text(self) -> list[str]:
         """Every action in notation, in one pass (no replay): a put that follows
         its player's two lifts is the Landing's ``land``."""
         return text.history_texts(self.game, self.history, self.commits)

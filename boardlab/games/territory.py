@@ -369,7 +369,7 @@ class TerritoryState(KernelState):
                                 f"{format_komi(most)}")
         return k.encode(n, k.KOMI, int(half), 0)
 
-    def history_text(self) -> list[str]:
+    def _history_text(self) -> list[str]:
         """Every move so far (this notation needs no context, so no replay)."""
         return [self.action_to_string(action) for _, action in self.history]
 
