@@ -263,12 +263,11 @@ class State:
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < self.game.num_seats):
             raise BoardlabError(f"{self.game.spec} has no seat {seat!r}")
-        data = self._view(seat)
+        own = self._view(seat)
         shared = envelope(self, seat)
-        if "to_move" in data:              # the game names the mover its own way (a side)
-            del shared["to_move"]
-        data.update(shared)
-        return data
+        if "to_move" in own:               # the game names the mover its own way (a side)
+            shared["to_move"] = own["to_move"]
+        return {**shared, **{k: v for k, v in own.items() if k not in shared}}
 
     def _view(self, seat: int | None) -> dict:
         """The game's own keys of ``view(seat)`` (nothing hidden from ``seat``)."""
