@@ -11,6 +11,8 @@ import numpy as np
 from numba import njit
 
 from .kernels import find, index_empties, rng_below, rng_next, rng_seed
+from .territory_actions import (BUTTON, KOMI, PASS, PLACE, SIDE, decode, encode,  # noqa: F401
+                                max_komi_half, num_actions)
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 VERTICAL, HORIZONTAL = 0, 1
@@ -25,60 +27,14 @@ NARR = 9
 OWNER_OF_MASK = np.array([-1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1, 1, 0, 0, 1, -1], dtype=np.int32)
 
 
-# Action numbers: the game's whole action space, P = n * n, numbered as Carteso's
-# (2P and 2P + 1, Carteso's pass and button, are never legal in Rumbo). ``decode``
-# gives (kind, value, colour); ``encode`` is its inverse. Only these two know the layout.
-#   cell              a black stone on cell         (PLACE, cell, BLACK)
-#   P + cell          a white stone on cell         (PLACE, cell, WHITE)
-#   2P, 2P + 1        no Rumbo move                 (PASS or BUTTON, 0, 0)
-#   2P + 2 + side     pre-game: choose a side       (SIDE, VERTICAL or HORIZONTAL, 0)
-#   4P + 4 + h        pre-game: propose a komi of   (KOMI, h, 0)
-#                     h half points, |h| <= 2P
-PLACE, PASS, BUTTON, SIDE, KOMI = range(5)
+# Action numbers: see territory_actions (numbered as Carteso's; 2P and 2P + 1 are
+# never legal in Rumbo).
 
 
 def buffer_size(n: int) -> int:
     return META + NARR * n * n
 
 
-def num_actions(n: int) -> int:
-    """The size of the action space on an n x n board."""
-    return 6 * n * n + 5
-
-
-def max_komi_half(n: int) -> int:
-    """The largest komi a pre-game proposal may name, in half points (every point)."""
-    return 2 * n * n
-
-
-@njit(cache=True, inline="always")
-def encode(n, kind, value, colour):
-    """The action number of a move (see the table above); ``colour`` only for PLACE."""
-    P = n * n
-    if kind == PLACE:
-        return value + (colour - 1) * P
-    if kind == PASS:
-        return 2 * P
-    if kind == BUTTON:
-        return 2 * P + 1
-    if kind == SIDE:
-        return 2 * P + 2 + value
-    return 4 * P + 4 + value
-
-
-@njit(cache=True, inline="always")
-def decode(n, action):
-    """(kind, value, colour) of an action number in range(num_actions(n))."""
-    P = n * n
-    if action < 2 * P:
-        return PLACE, action % P, 1 + action // P
-    if action == 2 * P:
-        return PASS, 0, 0
-    if action == 2 * P + 1:
-        return BUTTON, 0, 0
-    if action < 2 * P + 4:
-        return SIDE, action - 2 * P - 2, 0
-    return KOMI, action - 4 * P - 4, 0
 
 
 @njit(cache=True, inline="always")
