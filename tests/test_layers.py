@@ -93,3 +93,19 @@ def test_no_layer_outside_games_compares_a_game_name():
                     id(node) not in docstrings:
                 assert node.value.strip().lower() not in names, \
                     f"{path.name}:{node.lineno} names the game {node.value!r}"
+
+
+def test_nothing_outside_a_kernel_calls_its_private_functions():
+    """Each compiled kernel is used through its public names only."""
+    for path in layer_files("games"):
+        if path.name.endswith("_kernel.py") or path.name == "kernels.py":
+            continue
+        tree = ast.parse(path.read_text())
+        kernels = {alias.asname or alias.name for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) for alias in node.names
+                   if alias.name.endswith("_kernel") or alias.name == "kernels"}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    node.value.id in kernels | {"kernel"} and node.attr.startswith("_"):
+                raise AssertionError(f"{path.name}:{node.lineno} calls {node.value.id}."
+                                     f"{node.attr}")
