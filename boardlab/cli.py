@@ -407,6 +407,25 @@ def cmd_komi(args, extra) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    from .arena.storage import database_url
+    from .server import serve
+    from .server.store import DEFAULT_DB
+    return serve(args.host, args.port, database_url(args.db or DEFAULT_DB))
+
+
+def _serve_parser(sub) -> None:
+    serve = sub.add_parser("serve", help="run the game server (lobby API and WebSockets)",
+                           epilog="PostgreSQL: --db postgresql://user@host/db. The protocol: "
+                           "docs/server-protocol.md")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on "
+                       "(default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any "
+                       "free port)")
+    serve.add_argument("--db", help="database URL or SQLite file (default "
+                       "boardlab-server.db in the current folder)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardlab", description="Play, study and write AI "
                                      "for Carteso, Rumbo, Cartagena and CTOR.")
@@ -531,6 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
     komi.add_argument("--plot", help="plot file (default komi-GAME-SIZE[-OPTIONS].png)")
     komi.add_argument("--no-plot", action="store_true", help="do not write a plot")
     komi.add_argument("--json", action="store_true", help="print the result as JSON")
+    _serve_parser(sub)
     return parser
 
 
@@ -559,7 +579,7 @@ def main(argv=None) -> int:
         handler = {"games": cmd_games, "agents": cmd_agents, "replay": cmd_replay,
                    "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel,
                    "match": cmd_match, "tournament": cmd_tournament,
-                   "standings": cmd_standings}[args.command]
+                   "standings": cmd_standings, "serve": cmd_serve}[args.command]
         return handler(args)
     except BoardlabError as error:
         print(f"boardlab: error: {error}", file=sys.stderr)

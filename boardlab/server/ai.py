@@ -1,0 +1,58 @@
+"""AI seats think off the event loop: in worker processes, or in threads.
+
+A request is plain data (the game's spec, the agent spec, the seat, a seed and
+the seat's view with its budget), so it travels to a worker process unchanged.
+The agent is made afresh for every move from a seed derived from the game's
+seed, the seat and the version: after a restart the same request is asked
+again and gives the same move.
+"""
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
+from ..agents import make_agent
+from ..agents.base import load_agents_from, loaded_agent_sources
+from ..core.registry import make
+
+
+def request(spec: str, agent: str, seat: int, seed: int, version: int, view: dict,
+            budget: dict | None) -> dict:
+    """A thinking request for ``seat`` at ``version``."""
+    return {"spec": spec, "agent": agent, "seat": seat, "view": view, "budget": budget,
+            "seed": (seed * 1_000_003 + seat * 7_919 + version) % 2 ** 31}
+
+
+def choose(task: dict) -> int:
+    """The agent's action for the request (runs in a worker)."""
+    game = make(task["spec"])
+    agent = make_agent(task["agent"], game, task["seat"], seed=task["seed"])
+    try:
+        return agent.act(task["view"], task["budget"])
+    finally:
+        agent.close()
+
+
+class Thinker:
+    """Runs :func:`choose` in ``processes`` worker processes (0: in threads)."""
+
+    def __init__(self, processes: int = 1):
+        self.pool = None
+        if processes > 0:
+            context = multiprocessing.get_context("spawn")    # no fork of a threaded server
+            self.pool = ProcessPoolExecutor(processes, mp_context=context,
+                                            initializer=load_agents_from,
+                                            initargs=(loaded_agent_sources(),))
+            for _ in range(processes):          # start the workers now, not at the first move
+                self.pool.submit(int)
+
+    async def think(self, task: dict) -> int:
+        """The action the request's agent chooses."""
+        if self.pool is None:
+            return await asyncio.to_thread(choose, task)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, choose, task)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)   # at most one move

@@ -1,0 +1,312 @@
+"""The ASGI app: the REST lobby under /api, one WebSocket per client at /ws/{id}.
+
+:func:`create_app` builds it over a database URL (see store.py); :func:`serve`
+runs it on uvicorn (``boardlab serve``). The protocol is in
+docs/server-protocol.md.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import socket
+from functools import lru_cache
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..core.errors import BoardlabError
+from ..core.game import Game
+from ..core.registry import make
+from .ai import Thinker
+from .live import MAX_SEED, Client, Hub, LiveGame
+from .messages import ProtocolError, parse
+from .seats import SeatError, parse_seats, players, public_seats
+from .store import Store
+
+MAX_BODY = 16384             # bytes of a REST request body
+MAX_SPEC = 500
+GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+CLOSE_REFUSED, CLOSE_TOO_SLOW = 4403, 4408
+
+PLACEHOLDER = ("<!doctype html><title>boardlab</title><p>boardlab server: the web app comes "
+               "next. The lobby API: <a href=\"/api/games\">/api/games</a>.</p>")
+
+
+class ApiError(Exception):
+    """A refused REST request: HTTP status, a code and a message."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+@lru_cache(maxsize=256)
+def game_of(spec: str) -> Game:
+    """The configured game of a stored spec (games are immutable)."""
+    return make(spec)
+
+
+# REST --------------------------------------------------------------------------------------
+async def home(request: Request) -> HTMLResponse:
+    return HTMLResponse(PLACEHOLDER)
+
+
+async def create_game(request: Request) -> JSONResponse:
+    """POST /api/games: a new game; the answer holds each person's secret seat token."""
+    data = await _body(request, required={"spec", "seats"}, optional={"seed", "hotseat"})
+    game = _game(data["spec"])
+    seed = _seed(data.get("seed"))
+    if not isinstance(data.get("hotseat", False), bool):
+        raise ApiError(400, "bad_request", "'hotseat' must be true or false")
+    try:
+        seats, tokens = parse_seats(game, data["seats"], data.get("hotseat", False))
+    except SeatError as error:
+        raise ApiError(400, "bad_seats", str(error)) from None
+    live = await _hub(request).create(game.spec, seats, seed)
+    listed = public_seats(game, seats)
+    for seat, token in tokens.items():
+        listed[seat].update(token=token, link=_ws_url(request, live.id, token))
+    return JSONResponse({"id": live.id, "spec": game.public_spec, "seats": listed,
+                         "watch": _ws_url(request, live.id), "api": _api_url(request, live.id)},
+                        status_code=201)
+
+
+async def list_games(request: Request) -> JSONResponse:
+    """GET /api/games?limit=N: the newest games, public facts only."""
+    limit = request.query_params.get("limit", "50")
+    if not limit.isdigit() or not 1 <= int(limit) <= 200:
+        raise ApiError(400, "bad_request", "limit must be a number from 1 to 200")
+    rows = await asyncio.to_thread(_hub(request).store.listing, int(limit))
+    return JSONResponse({"games": [_listed(row) for row in rows]})
+
+
+async def show_game(request: Request) -> JSONResponse:
+    """GET /api/games/{id}: the spectators' view, the version and the game's facts."""
+    hub, live = await _live(request)
+    try:
+        version, view = await live.public()
+        game = live.driver.game
+        return JSONResponse({"id": live.id, "spec": game.public_spec, "version": version,
+                             "status": "over" if view["terminal"] else "active",
+                             "seats": public_seats(game, live.seats), "view": view,
+                             "facts": game.facts()})
+    finally:
+        hub.release(live)
+
+
+async def game_record(request: Request) -> JSONResponse:
+    """GET /api/games/{id}/record: the full record (with the seed), once the game is over."""
+    hub, live = await _live(request)
+    try:
+        async with live.lock:
+            if not live.over:
+                raise ApiError(409, "not_over", "the record is available once the game is "
+                               "over")
+            record = live.driver.record(players=players(live.seats),
+                                        meta={"server_game": live.id})
+        return JSONResponse(record)
+    finally:
+        hub.release(live)
+
+
+async def join_game(request: Request) -> JSONResponse:
+    """POST /api/games/{id}/join {"seat": S}: take an open seat; its secret token."""
+    hub, live = await _live(request)
+    try:
+        data = await _body(request, required={"seat"})
+        token = await live.take_seat(data["seat"])
+    except SeatError as error:
+        raise ApiError(409, "not_open", str(error)) from None
+    finally:
+        hub.release(live)
+    return JSONResponse({"id": live.id, "seat": data["seat"], "token": token,
+                         "link": _ws_url(request, live.id, token)})
+
+
+async def api_error(request: Request, error: ApiError) -> JSONResponse:
+    return JSONResponse({"error": {"code": error.code, "message": error.message}},
+                        status_code=error.status)
+
+
+def _hub(connection) -> Hub:
+    return connection.app.state.hub
+
+
+async def _live(request: Request) -> tuple[Hub, LiveGame]:
+    hub = _hub(request)
+    live = await _find(hub, request.path_params["game_id"])
+    if live is None:
+        raise ApiError(404, "not_found", "no such game")
+    return hub, live
+
+
+async def _find(hub: Hub, game_id: str) -> LiveGame | None:
+    return await hub.get(game_id) if GAME_ID.fullmatch(game_id) else None
+
+
+async def _body(request: Request, required: set, optional: set = frozenset()) -> dict:
+    """The request's JSON object, at most MAX_BODY bytes, with exactly the fields allowed."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ApiError(413, "too_large", f"a request body holds at most {MAX_BODY} bytes")
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise ApiError(400, "bad_json", "the body is not JSON") from None
+    if not isinstance(data, dict) or not required <= set(data) <= required | optional:
+        raise ApiError(400, "bad_request", f"a JSON object with {', '.join(sorted(required))}"
+                       f"{' and optionally ' + ', '.join(sorted(optional)) if optional else ''}")
+    return data
+
+
+def _game(spec) -> Game:
+    if not isinstance(spec, str) or not 0 < len(spec) <= MAX_SPEC:
+        raise ApiError(400, "bad_spec", f"'spec' is a game spec of 1 to {MAX_SPEC} characters")
+    try:
+        return make(spec)
+    except BoardlabError as error:
+        raise ApiError(400, "bad_spec", str(error)) from None
+
+
+def _seed(seed) -> int | None:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed <= MAX_SEED):
+        raise ApiError(400, "bad_request", f"'seed' is an integer from 0 to {MAX_SEED}")
+    return seed
+
+
+def _listed(row) -> dict:
+    game = game_of(row.spec)
+    return {"id": row.id, "spec": game.public_spec, "status": row.status,
+            "version": row.version, "seats": public_seats(game, row.seats),
+            "created": row.created.isoformat(), "updated": row.updated.isoformat()}
+
+
+def _ws_url(request: Request, game_id: str, token: str | None = None) -> str:
+    base = str(request.base_url).replace("http", "ws", 1).rstrip("/")
+    return f"{base}/ws/{game_id}" + (f"?token={token}" if token else "")
+
+
+def _api_url(request: Request, game_id: str) -> str:
+    return f"{str(request.base_url).rstrip('/')}/api/games/{game_id}"
+
+
+# WebSocket -------------------------------------------------------------------------------
+async def game_socket(websocket: WebSocket) -> None:
+    """/ws/{id}?token=T: a seat's connection (no token: a spectator's)."""
+    hub = _hub(websocket)
+    await websocket.accept()
+    live = await _find(hub, websocket.path_params["game_id"])
+    token = websocket.query_params.get("token")
+    seats = live.seats_of(token) if live is not None else ()
+    if live is None or (token and not seats):
+        await _refuse(websocket, "not_found" if live is None else "forbidden")
+        if live is not None:
+            hub.release(live)
+        return
+    client = Client(seats)
+    writer = hub.spawn(_write(websocket, client))
+    try:
+        await live.connect(client)
+        await _read(websocket, live, client)
+    finally:
+        live.disconnect(client)
+        writer.cancel()
+
+
+async def _refuse(websocket: WebSocket, code: str) -> None:
+    message = "no such game" if code == "not_found" else "this token holds no seat here"
+    await websocket.send_text(json.dumps(ProtocolError(code, message).to_json()))
+    await websocket.close(CLOSE_REFUSED)
+
+
+async def _read(websocket: WebSocket, live: LiveGame, client: Client) -> None:
+    """Handle the client's frames until it leaves."""
+    while True:
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            return
+        try:
+            message = parse(frame.get("text", frame.get("bytes")))
+            if message.type == "sync":
+                await live.sync(client, message.seat)
+            else:
+                await live.handle(client, message)
+        except ProtocolError as error:
+            client.send(error.to_json())
+
+
+async def _write(websocket: WebSocket, client: Client) -> None:
+    """Send the client's queued frames in order; close a client that fell too far behind."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        while (text := await client.outbox.get()) is not None:
+            await websocket.send_text(text)
+        await websocket.close(CLOSE_TOO_SLOW)
+
+
+# The app ------------------------------------------------------------------------------------
+def create_app(db_url: str, ai_processes: int | None = None,
+               thinker: Thinker | None = None) -> Starlette:
+    """The server over the database at ``db_url`` (a SQLAlchemy URL).
+
+    AI seats think in ``ai_processes`` worker processes (0: threads; default: the
+    cores but one, at least one), or in the ``thinker`` given.
+    """
+    store = Store(db_url)
+    if ai_processes is None:
+        ai_processes = max(1, (os.cpu_count() or 2) - 1)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        app.state.hub = Hub(store, thinker or Thinker(ai_processes))
+        await app.state.hub.resume()
+        try:
+            yield
+        finally:
+            await app.state.hub.close()
+
+    routes = [Route("/", home), Route("/api/games", create_game, methods=["POST"]),
+              Route("/api/games", list_games), Route("/api/games/{game_id}", show_game),
+              Route("/api/games/{game_id}/record", game_record),
+              Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
+              WebSocketRoute("/ws/{game_id}", game_socket)]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={ApiError: api_error})
+    app.state.database = store.safe_url
+    return app
+
+
+def serve(host: str, port: int, db_url: str) -> int:
+    """Run the server until interrupted; print the URL to open once it listens."""
+    import uvicorn
+    app = create_app(db_url)
+    sock = _listen(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"boardlab server: open http://{shown}:{sock.getsockname()[1]}/ (database "
+          f"{app.state.database}; Ctrl-C stops it)", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, ws_max_size=65536,
+                            lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)                   # connections wait while the games load
+    except OSError as error:
+        sock.close()
+        raise BoardlabError(f"cannot listen on {host}:{port}: {error.strerror or error}") \
+            from None
+    return sock

@@ -1,0 +1,105 @@
+"""Client messages over the WebSocket: parsing and validation, and typed errors.
+
+Every frame is checked before anything else happens: its size, that it is a
+JSON object, its ``type``, that it has exactly the fields of that type, and
+each field's type and range. A bad frame raises :class:`ProtocolError` with a
+code from :data:`CODES`; nothing changes. See docs/server-protocol.md.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+MAX_FRAME = 4096           # bytes per client frame
+MAX_MOVE = 200             # characters of a move in notation
+MAX_INT = 2 ** 31 - 1
+KEY = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+CODES = {
+    "bad_message": "a frame that is not a valid message (JSON, type, fields)",
+    "too_large": f"a frame over {MAX_FRAME} bytes",
+    "forbidden": "the seat is not held by this connection (or a spectator tried to act)",
+    "not_your_turn": "the seat does not act now",
+    "stale_version": "the action was chosen at another version than the game's",
+    "illegal_move": "the rules do not allow the move (the message says why)",
+    "game_over": "the game is over",
+    "duplicate_key": "the idempotency key was used for another seat's action",
+    "server_error": "the server could not store the action; nothing changed",
+}
+
+#: required fields (name -> type) and optional fields of each message type
+FIELDS = {
+    "action": ({"seat": int, "move": str, "version": int, "key": str}, {}),
+    "resign": ({"seat": int, "key": str}, {}),
+    "sync": ({}, {"seat": int}),
+}
+
+
+class ProtocolError(Exception):
+    """A refused message: ``code`` (one of CODES) and a message for people."""
+
+    def __init__(self, code: str, message: str, key: str | None = None):
+        super().__init__(message)
+        self.code, self.message, self.key = code, message, key
+
+    def to_json(self) -> dict:
+        data = {"type": "error", "code": self.code, "message": self.message}
+        if self.key is not None:
+            data["key"] = self.key
+        return data
+
+
+@dataclass(frozen=True)
+class Message:
+    """A valid client message."""
+
+    type: str
+    seat: int | None = None
+    move: str | None = None
+    version: int | None = None
+    key: str | None = None
+
+
+def parse(frame: str | bytes | None) -> Message:
+    """The message in one WebSocket frame, or ProtocolError."""
+    if not isinstance(frame, str):
+        raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
+    if len(frame.encode()) > MAX_FRAME:
+        raise ProtocolError("too_large", f"a frame may hold at most {MAX_FRAME} bytes")
+    try:
+        data = json.loads(frame)
+    except ValueError:
+        raise ProtocolError("bad_message", "the frame is not JSON") from None
+    if not isinstance(data, dict) or data.get("type") not in FIELDS:
+        raise ProtocolError("bad_message", f"a message is a JSON object with a \"type\" of "
+                            f"{', '.join(FIELDS)}")
+    kind = data.pop("type")
+    _check_fields(kind, data)
+    return Message(kind, **data)
+
+
+def _check_fields(kind: str, data: dict) -> None:
+    required, optional = FIELDS[kind]
+    missing = sorted(set(required) - set(data))
+    unknown = sorted(set(data) - set(required) - set(optional))
+    if missing or unknown:
+        what = f"missing {', '.join(missing)}" if missing else f"unknown {', '.join(unknown)}"
+        raise ProtocolError("bad_message", f"{kind!r} message: {what}")
+    for name, value in data.items():
+        _check_value(kind, name, value, {**required, **optional}[name])
+
+
+def _check_value(kind: str, name: str, value, expected: type) -> None:
+    if expected is int and (isinstance(value, bool) or not isinstance(value, int)
+                            or not 0 <= value <= MAX_INT):
+        raise ProtocolError("bad_message", f"{kind!r} message: {name} must be an integer "
+                            f">= 0")
+    if expected is str and not isinstance(value, str):
+        raise ProtocolError("bad_message", f"{kind!r} message: {name} must be a string")
+    if name == "move" and not 0 < len(value) <= MAX_MOVE:
+        raise ProtocolError("bad_message", f"a move has 1 to {MAX_MOVE} characters")
+    if name == "key" and not KEY.fullmatch(value):
+        raise ProtocolError("bad_message", "a key has 1 to 64 characters from A-Z a-z 0-9 "
+                            "._:-")
+

@@ -1,0 +1,165 @@
+"""The server's games as an append-only action log, through SQLAlchemy.
+
+SQLite (a file) by default, PostgreSQL by URL. One row per game (its full spec,
+seed, seats and status) and one row per accepted action (the seat and the move
+in notation, plus the client's idempotency key). A game's position is never
+stored: it is the replay of its actions. The tables are prefixed ``server_`` so
+that a database shared with the arena's tournaments keeps both apart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
+                        String, Table, UniqueConstraint, create_engine, event, func, insert,
+                        select, update)
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+
+from ..core.errors import BoardlabError
+
+DEFAULT_DB = "boardlab-server.db"
+ACTIVE, OVER = "active", "over"
+
+metadata = MetaData()
+
+games = Table(
+    "server_games", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("spec", String(500), nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("seats", JSON, nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("updated", DateTime(timezone=True), nullable=False),
+)
+
+actions = Table(
+    "server_actions", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game_id", ForeignKey("server_games.id"), nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("move", String(200), nullable=False),
+    Column("key", String(64)),
+    Column("created", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("game_id", "idx"),
+    UniqueConstraint("game_id", "key"),
+)
+
+
+class StoreError(BoardlabError):
+    """The database refused or failed an operation."""
+
+
+class Conflict(StoreError):
+    """Another writer appended the same action index or idempotency key first."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One logged action: ``seat`` played ``move`` (notation, or ``resign``)."""
+
+    seat: int
+    move: str
+    key: str | None = None
+
+
+class Store:
+    """The games and action logs of one database."""
+
+    def __init__(self, url: str):
+        self.url = url
+        try:
+            self.engine = create_engine(url)
+            if self.engine.dialect.name == "sqlite":
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            metadata.create_all(self.engine)
+        except (ArgumentError, SQLAlchemyError, ImportError) as error:
+            raise StoreError(f"cannot open the database {self.safe_url}: "
+                             f"{_first_line(error)}") from None
+
+    @property
+    def safe_url(self) -> str:
+        """The URL without its password, for messages."""
+        try:
+            return self.engine.url.render_as_string(hide_password=True)
+        except AttributeError:
+            return self.url.split("@")[-1]
+
+    def create_game(self, game_id: str, spec: str, seed: int, seats: list[dict],
+                    status: str = ACTIVE) -> None:
+        """Store a new game with an empty log."""
+        now = _now()
+        with self.engine.begin() as db:
+            db.execute(insert(games).values(id=game_id, spec=spec, seed=seed, seats=seats,
+                                            status=status, created=now, updated=now))
+
+    def append(self, game_id: str, index: int, action: Action, status: str) -> None:
+        """Log action number ``index`` and the game's new status in one transaction.
+
+        Raises :class:`Conflict` when the index or the key is already taken.
+        """
+        now = _now()
+        try:
+            with self.engine.begin() as db:
+                db.execute(insert(actions).values(game_id=game_id, idx=index, seat=action.seat,
+                                                  move=action.move, key=action.key,
+                                                  created=now))
+                db.execute(update(games).where(games.c.id == game_id)
+                           .values(status=status, updated=now))
+        except IntegrityError as error:
+            raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
+
+    def set_seats(self, game_id: str, seats: list[dict]) -> None:
+        """Replace a game's seats (a seat was taken)."""
+        with self.engine.begin() as db:
+            db.execute(update(games).where(games.c.id == game_id)
+                       .values(seats=seats, updated=_now()))
+
+    def game(self, game_id: str):
+        """The game's row, or None."""
+        with self.engine.connect() as db:
+            return db.execute(select(games).where(games.c.id == game_id)).first()
+
+    def log(self, game_id: str) -> list[Action]:
+        """The game's actions in order."""
+        query = select(actions.c.seat, actions.c.move, actions.c.key) \
+            .where(actions.c.game_id == game_id).order_by(actions.c.idx)
+        with self.engine.connect() as db:
+            return [Action(row.seat, row.move, row.key) for row in db.execute(query)]
+
+    def active_ids(self) -> list[str]:
+        """The ids of the unfinished games, oldest first."""
+        query = select(games.c.id).where(games.c.status == ACTIVE).order_by(games.c.created)
+        with self.engine.connect() as db:
+            return [row.id for row in db.execute(query)]
+
+    def listing(self, limit: int) -> list:
+        """The newest games (rows with their action counts), newest first."""
+        count = select(func.count()).where(actions.c.game_id == games.c.id) \
+            .scalar_subquery().label("version")
+        query = select(games, count).order_by(games.c.created.desc(), games.c.id).limit(limit)
+        with self.engine.connect() as db:
+            return list(db.execute(query))
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _sqlite_pragmas(connection, record) -> None:
+    """WAL lets readers run beside the writer; FULL sync keeps every commit on disk."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,452 @@
+"""The game server: REST lobby, WebSocket protocol, views only, the action log, AI seats."""
+import ast
+import asyncio
+import contextlib
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+
+import pytest
+
+with warnings.catch_warnings():      # starlette >= 1.x would rather have httpx2
+    warnings.filterwarnings("ignore", message="Using `httpx`")
+    from starlette.testclient import TestClient
+
+import boardlab
+from boardlab.arena.storage import database_url
+from boardlab.core.driver import GameDriver
+from boardlab.server import create_app
+from boardlab.server.messages import MAX_FRAME
+from boardlab.server.seats import token_hash
+from boardlab.server.store import Store
+
+from postgres_server import PostgresServer, find_binaries
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SEED = 1987654321            # a seed no view may contain
+
+
+@pytest.fixture
+def db(tmp_path):
+    return f"sqlite:///{tmp_path / 'server.db'}"
+
+
+@pytest.fixture
+def client(db):
+    with TestClient(create_app(db, ai_processes=0)) as test_client:
+        yield test_client
+
+
+def create(client, spec, seats, **extra):
+    response = client.post("/api/games", json={"spec": spec, "seats": seats, **extra})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def socket(client, game, seat=None, token=None):
+    token = token or (game["seats"][seat]["token"] if seat is not None else None)
+    return client.websocket_connect(f"/ws/{game['id']}" + (f"?token={token}" if token else ""))
+
+
+def action(seat, move, version, key):
+    return {"type": "action", "seat": seat, "move": move, "version": version, "key": key}
+
+
+def sync(ws):
+    ws.send_json({"type": "sync"})
+    message = ws.receive_json()
+    assert message["type"] == "sync"
+    return message
+
+
+def reply(ws):
+    """The next message that is not an update (an ack or an error)."""
+    message = ws.receive_json()
+    return reply(ws) if message["type"] == "update" else message
+
+
+def reference(db, game_id):
+    """The game replayed from the stored log, outside the server."""
+    store = Store(db)
+    row, log = store.game(game_id), store.log(game_id)
+    store.dispose()
+    driver = GameDriver(boardlab.make(row.spec), seed=row.seed)
+    for entry in log:
+        driver.submit(entry.seat, entry.move)
+    return driver
+
+
+# Playing ----------------------------------------------------------------------------------
+def test_two_people_play_carteso_with_versions_and_their_own_views(client, db):
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    assert game["spec"] == "carteso(size=5)" and "seed" not in json.dumps(game)
+    with socket(client, game, 0) as first, socket(client, game, 1) as second, \
+            socket(client, game) as watcher:
+        starts = [ws.receive_json() for ws in (first, second, watcher)]
+        assert [(m["type"], m["version"], m["seat"]) for m in starts] == \
+            [("sync", 0, 0), ("sync", 0, 1), ("sync", 0, None)]
+        assert "Bc3" in starts[0]["view"]["legal"] and starts[1]["view"]["legal"] == []
+        first.send_json(action(0, "Bc3", 0, "m1"))
+        assert first.receive_json() == {"type": "ack", "key": "m1", "version": 1}
+        updates = [ws.receive_json() for ws in (first, second, watcher)]
+        assert {(u["type"], u["version"]) for u in updates} == {("update", 1)}
+        second.send_json(action(1, "Wa1", 1, "m2"))
+        assert second.receive_json()["type"] == "ack"
+        updates = [ws.receive_json() for ws in (first, second, watcher)]
+        driver = reference(db, game["id"])
+        for update, seat in zip(updates, (0, 1, None)):
+            assert update["version"] == 2 and update["view"] == driver.view(seat)
+        assert updates[2]["view"]["history"] == ["Bc3", "Wa1"]
+        assert "Bb2" in updates[0]["view"]["legal"]
+
+
+REFUSED = [
+    (1, action(1, "Wb2", 0, "s1"), "stale_version"),
+    (0, action(1, "Wb2", 1, "s2"), "forbidden"),
+    (0, action(0, "Bb2", 1, "s3"), "not_your_turn"),
+    (1, action(1, "Wc3", 1, "s4"), "illegal_move"),
+    (1, action(1, "nonsense", 1, "s5"), "illegal_move"),
+    (None, action(1, "Wb2", 1, "s6"), "forbidden"),
+    (0, "{not json", "bad_message"),
+    (0, "[1, 2]", "bad_message"),
+    (0, {"type": "fly", "seat": 0}, "bad_message"),
+    (0, {"type": "action", "seat": 0, "move": "Bb2", "version": 1}, "bad_message"),
+    (0, {**action(0, "Bb2", 1, "s7"), "extra": 1}, "bad_message"),
+    (0, action(0, "Bb2", True, "s8"), "bad_message"),
+    (0, action("0", "Bb2", 1, "s9"), "bad_message"),
+    (0, action(0, "Bb2", -1, "s10"), "bad_message"),
+    (0, action(0, "Bb2", 1, "bad key with spaces"), "bad_message"),
+    (0, action(0, "B" * 300, 1, "s11"), "bad_message"),
+    (0, action(0, "Bb2", 1, "x" * MAX_FRAME), "too_large"),
+    (0, b"\x00binary", "bad_message"),
+    (0, {"type": "sync", "seat": 1}, "forbidden"),
+]
+
+
+@pytest.mark.parametrize("seat, frame, code", REFUSED, ids=[c for _, _, c in REFUSED])
+def test_bad_frames_get_a_typed_error_and_change_nothing(client, db, seat, frame, code):
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    with socket(client, game, 0) as mover:
+        mover.receive_json()
+        mover.send_json(action(0, "Bc3", 0, "first"))
+        mover.receive_json(), mover.receive_json()            # ack, update
+        with socket(client, game, seat) as ws:
+            before = ws.receive_json()
+            if isinstance(frame, bytes):
+                ws.send_bytes(frame)
+            else:
+                ws.send_text(frame if isinstance(frame, str) else json.dumps(frame))
+            error = ws.receive_json()
+            assert error["type"] == "error" and error["code"] == code, error
+            assert isinstance(error["message"], str) and error["message"]
+            after = sync(ws)
+            assert (after["version"], after["view"]) == (1, before["view"])
+    assert len(Store(db).log(game["id"])) == 1
+
+
+def test_a_resent_key_is_applied_once_and_gets_the_same_ack(client, db):
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    with socket(client, game, 0) as first, socket(client, game, 1) as second:
+        first.receive_json(), second.receive_json()
+        first.send_json(action(0, "Bc3", 0, "once"))
+        ack = first.receive_json()
+        assert ack == {"type": "ack", "key": "once", "version": 1}
+        assert first.receive_json()["type"] == "update"
+        first.send_json(action(0, "Bc3", 0, "once"))       # resent after a lost ack
+        assert first.receive_json() == ack
+        second.receive_json()                                # the one update
+        second.send_json(action(1, "Wa1", 1, "once"))      # another seat's action, same key
+        assert second.receive_json()["code"] == "duplicate_key"
+        assert sync(first)["version"] == 1 and sync(second)["version"] == 1
+    assert [entry.move for entry in Store(db).log(game["id"])] == ["Bc3"]
+
+
+def test_two_connections_acting_for_one_seat_at_once_exactly_one_is_accepted(client, db):
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    with socket(client, game, 0) as one, socket(client, game, 0) as other:
+        one.receive_json(), other.receive_json()
+        one.send_json(action(0, "Bc3", 0, "race-1"))
+        other.send_json(action(0, "Bb2", 0, "race-2"))
+        replies = [reply(one), reply(other)]
+    assert sorted(r.get("code", r["type"]) for r in replies) == ["ack", "stale_version"]
+    assert len(Store(db).log(game["id"])) == 1
+
+
+def test_hotseat_one_token_holds_every_human_seat(client):
+    game = create(client, "carteso(size=5)", ["human", "human"], hotseat=True)
+    assert game["seats"][0]["token"] == game["seats"][1]["token"]
+    with socket(client, game, 0) as ws:
+        start = ws.receive_json()
+        assert start["seats"] == [0, 1] and start["seat"] == 0
+        ws.send_json({"type": "sync", "seat": 1})
+        asked = ws.receive_json()
+        assert (asked["seat"], asked["view"]["seat"], asked["view"]["legal"]) == (1, 1, [])
+        ws.send_json(action(0, "Bc3", 0, "h1"))
+        ws.receive_json()
+        assert ws.receive_json()["seat"] == 1                 # the seat that acts now
+        ws.send_json(action(1, "Wa1", 1, "h2"))
+        assert ws.receive_json()["version"] == 2
+
+
+def test_an_open_seat_is_taken_and_then_played(client):
+    game = create(client, "carteso(size=5)", ["open", "human"])
+    assert "token" not in game["seats"][0]
+    joined = client.post(f"/api/games/{game['id']}/join", json={"seat": 0}).json()
+    again = client.post(f"/api/games/{game['id']}/join", json={"seat": 0})
+    assert again.status_code == 409 and again.json()["error"]["code"] == "not_open"
+    with socket(client, game, token=joined["token"]) as ws:
+        assert ws.receive_json()["seat"] == 0
+        ws.send_json(action(0, "Bc3", 0, "j1"))
+        assert ws.receive_json()["type"] == "ack"
+
+
+# Secrets --------------------------------------------------------------------------------------
+def test_seats_and_spectators_receive_only_their_own_views_of_cartagena(client):
+    game = create(client, "cartagena(players=3)", ["human"] * 3, seed=SEED)
+    driver = GameDriver(boardlab.make("cartagena(players=3)"), seed=SEED)
+    viewers = (0, 1, 2, None)
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(socket(client, game, seat)) for seat in viewers]
+        texts = [[ws.receive_text()] for ws in sockets]
+        for version in range(1, 16):
+            mover = driver.acting()[0]
+            move = json.loads(texts[mover][-1])["view"]["legal"][0]
+            sockets[mover].send_json(action(mover, move, version - 1, f"c{version}"))
+            texts[mover].append(sockets[mover].receive_text())        # the ack
+            driver.submit(mover, move)
+            for ws, seat, seen in zip(sockets, viewers, texts):
+                seen.append(ws.receive_text())
+                update = json.loads(seen[-1])
+                assert update["version"] == version and update["view"] == driver.view(seat)
+        sockets[1].send_json(action(1, "nonsense", 15, "bad"))
+        texts[1].append(sockets[1].receive_text())
+    for seat, seen in zip(viewers, texts):
+        for text in seen:
+            assert str(SEED) not in text
+            hands = json.loads(text).get("view", {}).get("board", {}).get("hand", {})
+            others = [name for number, name in enumerate(driver.game.seat_names)
+                      if number != seat]
+            assert all(isinstance(hands[name], int) for name in others if hands)
+    shown = client.get(f"/api/games/{game['id']}")
+    assert shown.json()["view"] == driver.view(None)
+    for text in (shown.text, client.get("/api/games").text):
+        assert str(SEED) not in text
+        assert not any(seat["token"] in text or token_hash(seat["token"]) in text
+                       for seat in game["seats"])
+
+
+def test_the_record_with_the_seed_only_once_the_game_is_over(client):
+    game = create(client, "cartagena(players=3)", ["human"] * 3, seed=SEED)
+    url = f"/api/games/{game['id']}/record"
+    refused = client.get(url)
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "not_over"
+    assert str(SEED) not in refused.text
+    with socket(client, game, 0) as ws:                     # green resigns out of turn
+        ws.receive_json()
+        ws.send_json({"type": "resign", "seat": 0, "key": "r1"})
+        assert ws.receive_json() == {"type": "ack", "key": "r1", "version": 1}
+        assert ws.receive_json()["view"]["terminal"]
+        ws.send_json(action(0, "end", 1, "late"))
+        assert ws.receive_json()["code"] == "game_over"
+    record = client.get(url).json()
+    assert record["seed"] == SEED and record["moves"][-1].endswith("resign")
+    assert record["result"]["returns"] == [-1.0, 1.0, 1.0]
+    assert client.get(f"/api/games/{game['id']}").json()["status"] == "over"
+
+
+def test_the_server_never_names_a_game():
+    names = {"carteso", "rumbo", "cartagena", "ctor"}
+    for path in (ROOT / "boardlab" / "server").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                words = set(node.value.lower().replace("(", " ").split())
+                assert not words & names, f"{path.name}:{node.lineno} names a game"
+
+
+# AI seats ---------------------------------------------------------------------------------
+def test_an_ai_seat_answers_a_human_move(client):
+    game = create(client, "carteso(size=5)", ["human", {"ai": "random"}])
+    with socket(client, game, 0) as ws:
+        ws.receive_json()
+        ws.send_json(action(0, "Bc3", 0, "a1"))
+        assert ws.receive_json()["type"] == "ack"
+        assert ws.receive_json()["version"] == 1
+        reply = ws.receive_json()
+        assert reply["type"] == "update" and reply["version"] == 2
+        assert len(reply["view"]["history"]) == 2 and reply["view"]["legal"]
+
+
+def test_ai_seats_think_in_worker_processes(db):
+    with TestClient(create_app(db, ai_processes=1)) as client:
+        game = create(client, "carteso(size=5)", [{"ai": "random"}, {"ai": "random"}])
+        with socket(client, game) as ws:
+            version = ws.receive_json()["version"]
+            while version < 4:
+                version = ws.receive_json()["version"]
+
+
+class Answers:
+    """A thinker that answers every request with ``answer`` (or raises it)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    async def think(self, task):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("answer", [10 ** 6, "Bc3", RuntimeError("the agent broke")])
+def test_an_agent_that_fails_or_plays_an_illegal_move_resigns(db, answer):
+    with TestClient(create_app(db, thinker=Answers(answer))) as client:
+        game = create(client, "carteso(size=5)", [{"ai": "random"}, "human"])
+        with socket(client, game) as ws:
+            message = ws.receive_json()
+            while not message["view"]["terminal"]:
+                message = ws.receive_json()
+        assert message["view"]["result"]["winners"] == ["horizontal"]
+        assert client.get(f"/api/games/{game['id']}/record").json()["moves"] == ["resign"]
+
+
+def test_engines_cannot_be_started_through_the_server(client):
+    response = client.post("/api/games", json={"spec": "carteso(size=5)",
+                                               "seats": ["human", {"ai": "engine(cmd=ls)"}]})
+    assert response.status_code == 400 and response.json()["error"] == {
+        "code": "bad_seats", "message": "seat 1: external engines cannot be started through "
+        "the server"}
+
+
+# Persistence ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def postgres():
+    bindir = find_binaries()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries are not installed (.ci/run installs them)")
+    root = tempfile.mkdtemp(prefix="boardlab-pg-", dir="/tmp")
+    server = PostgresServer(root, bindir).start()
+    yield database_url(server.url)
+    server.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_game_resumes_at_the_same_version_and_position_in_a_new_app(db):
+    resume_in_a_new_app(db)
+
+
+def test_a_game_resumes_on_postgresql(postgres):
+    resume_in_a_new_app(postgres)
+
+
+def resume_in_a_new_app(db):
+    with TestClient(create_app(db, ai_processes=0)) as client:
+        game = create(client, "carteso(size=5)", ["human", "human"])
+        with socket(client, game, 0) as first, socket(client, game, 1) as second:
+            first.receive_json(), second.receive_json()
+            for version, (ws, seat, move) in enumerate([(first, 0, "Bc3"), (second, 1, "Wa1"),
+                                                        (first, 0, "Bb2")]):
+                ws.send_json(action(seat, move, version, f"p{version}"))
+                assert reply(ws)["type"] == "ack"
+        before = client.get(f"/api/games/{game['id']}").json()
+    with TestClient(create_app(db, ai_processes=0)) as client:
+        after = client.get(f"/api/games/{game['id']}").json()
+        assert (after["version"], after["view"]) == (3, before["view"])
+        listed = {g["id"]: g for g in client.get("/api/games").json()["games"]}
+        assert listed[game["id"]]["version"] == 3
+        with socket(client, game, 1) as ws:
+            assert ws.receive_json()["version"] == 3
+            ws.send_json(action(1, "Wa2", 3, "p3"))
+            assert ws.receive_json() == {"type": "ack", "key": "p3", "version": 4}
+            assert ws.receive_json()["type"] == "update"
+            ws.send_json(action(1, "Wa1", 1, "p1"))             # acked before the restart
+            assert ws.receive_json() == {"type": "ack", "key": "p1", "version": 2}
+
+
+class Stuck:
+    """A thinker that never answers (the server stops while an AI thinks)."""
+
+    async def think(self, task):
+        await asyncio.Event().wait()
+
+    def close(self):
+        pass
+
+
+def test_an_ai_to_move_is_asked_again_after_a_restart(db):
+    with TestClient(create_app(db, thinker=Stuck())) as client:
+        game = create(client, "carteso(size=5)", ["human", {"ai": "random"}])
+        with socket(client, game, 0) as ws:
+            ws.receive_json()
+            ws.send_json(action(0, "Bc3", 0, "x1"))
+            assert ws.receive_json()["type"] == "ack"
+    assert len(Store(db).log(game["id"])) == 1
+    with TestClient(create_app(db, ai_processes=0)) as client:
+        with socket(client, game) as ws:
+            version = ws.receive_json()["version"]
+            while version < 2:
+                version = ws.receive_json()["version"]
+    assert [entry.seat for entry in Store(db).log(game["id"])] == [0, 1]
+
+
+# The lobby ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("body, status, code", [
+    ({"spec": "nogame", "seats": ["human"]}, 400, "bad_spec"),
+    ({"spec": "carteso(size=5)", "seats": ["human"]}, 400, "bad_seats"),
+    ({"spec": "carteso(size=5)", "seats": ["human", {"ai": "nosuchagent"}]}, 400, "bad_seats"),
+    ({"spec": "carteso(size=5)", "seats": ["human", "robot"]}, 400, "bad_seats"),
+    ({"spec": "carteso(size=5)", "seats": ["human", "human"], "seed": -1}, 400, "bad_request"),
+    ({"spec": "carteso(size=5)", "seats": ["human", "human"], "hotseat": 1}, 400,
+     "bad_request"),
+    ({"spec": "carteso(size=5)", "seats": ["human", "human"], "extra": 1}, 400, "bad_request"),
+    ({"spec": "x" * 20000, "seats": []}, 413, "too_large"),
+])
+def test_bad_create_requests_are_refused(client, body, status, code):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == status and response.json()["error"]["code"] == code
+    assert client.get("/api/games").json() == {"games": []}
+
+
+def test_unknown_games_and_forged_tokens_are_refused(client):
+    assert client.get("/api/games/nope").status_code == 404
+    assert client.post("/api/games", content=b"{nope").json()["error"]["code"] == "bad_json"
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    for path, code in ((f"/ws/{game['id']}?token=forged", "forbidden"),
+                       ("/ws/unknown", "not_found")):
+        with client.websocket_connect(path) as ws:
+            assert ws.receive_json()["code"] == code
+    listed = client.get("/api/games").json()["games"]
+    assert [g["id"] for g in listed] == [game["id"]] and "token" not in json.dumps(listed)
+    assert client.get("/").status_code == 200
+
+
+# The command ------------------------------------------------------------------------------
+def test_boardlab_serve_listens_and_plays_over_real_sockets(tmp_path):
+    import httpx
+    from websockets.sync.client import connect
+    server = subprocess.Popen([sys.executable, "-m", "boardlab.cli", "serve", "--port", "0",
+                               "--db", str(tmp_path / "s.db")], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("boardlab server: open http://127.0.0.1:"), \
+            line + server.stderr.read()
+        url = line.split("open ")[1].split()[0]
+        game = httpx.post(url + "api/games", json={"spec": "carteso(size=5)", "seats": [
+            "human", {"ai": "random"}]}, timeout=120).json()
+        with connect(game["seats"][0]["link"], open_timeout=120) as ws:
+            assert json.loads(ws.recv(timeout=120))["type"] == "sync"
+            ws.send(json.dumps(action(0, "Bc3", 0, "e1")))
+            replies = [json.loads(ws.recv(timeout=120)) for _ in range(3)]
+        assert [r["type"] for r in replies] == ["ack", "update", "update"]
+        assert replies[2]["version"] == 2
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
