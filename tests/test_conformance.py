@@ -205,7 +205,7 @@ def _hidden_twin_pairs(spec):
     state = game.new_initial_state(seed=9)
     step = 0
     while not state.is_terminal():
-        if step % 5 == 0:
+        if step % 9 == 0:
             for seat in range(game.num_seats):
                 yield game, state, seat, game.determinize(state.view(seat), rng.randrange(2**31))
         step += 1
