@@ -114,9 +114,12 @@ class TerminalGame:
             action = agent.act(self.driver.view(seat))   # its own bug, or a broken engine
         except Exception as error:
             return self._agent_failed(seat, error)
+        if isinstance(action, bool) or not isinstance(action, int):
+            return self._agent_failed(seat, IllegalMoveError(
+                f"an action must be an int, not {action!r}", move=action, reason="not an int"))
         try:
             self.driver.submit(seat, action)           # nothing is applied when it is illegal
-        except IllegalMoveError as error:
+        except BoardlabError as error:
             return self._agent_failed(seat, error)
         seen = self.state.visible_history(self.viewer)[before]
         text = "has chosen (revealed with the others)" if secret else \

@@ -155,7 +155,9 @@ def _check_envelope(game, state, seat):
     assert sorted(s for t in view["teams"] for s in t["seats"]) == sorted(game.seat_names)
     assert view["acting"] == [game.seat_names[s] for s in
                               ([] if state.is_terminal() else state.acting_seats())]
-    assert view["legal"] == [state.action_to_string(a) for a in view["legal_actions"]]
+    assert [state.string_to_action(t.rpartition(":")[2] if ":" in t and
+                                   t.partition(":")[0] in game.seat_names else t)
+            for t in view["legal"]] == view["legal_actions"]      # each plays back as itself
     assert view["legal_actions"] == (state.legal_actions_for(seat)
                                      if seat is not None and not state.is_terminal() else [])
     assert view["terminal"] == state.is_terminal()
@@ -211,6 +213,8 @@ def _hidden_twin_pairs(spec):
         step += 1
         seat = rng.choice(state.acting_seats())
         state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+    for seat in range(game.num_seats):                  # and the end of the game
+        yield game, state, seat, game.determinize(state.view(seat), rng.randrange(2**31))
 
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if not boardlab.make(s).perfect_information])

@@ -114,3 +114,75 @@ def test_chance_outcomes_are_drawn_by_the_driver_from_its_seed():
         games.append(driver.state.history_text())
         assert driver.state.history[1].seat == CHANCE
     assert games[0] == games[1]
+
+
+def test_different_seeds_draw_different_chance_outcomes():
+    outcomes = set()
+    for seed in range(20):
+        driver = GameDriver(GambleGame(p=0.5), seed=seed)
+        driver.submit(0, "gamble")
+        outcomes.add(driver.state.history_text()[1])
+    assert outcomes == {"win", "lose"}
+
+
+def test_a_forfeit_after_the_end_changes_nothing():
+    driver = GameDriver(boardlab.make("carteso(size=3)"))
+    driver.resign(0)
+    assert driver.forfeit(1, "timeout", "late") is None
+    assert driver.forfeit_info is None and driver.state.returns() == [-1.0, 1.0]
+
+
+def test_the_increment_does_not_pay_for_the_move_that_overran_and_undo_restores_clocks():
+    driver = GameDriver(boardlab.make("carteso(size=5)"),
+                        time_control=TimeControl(game=2, increment=5))
+    assert driver.charge(0, 3) == -1            # overran by 1 s, though 5 s come back
+    driver.submit(0, "Bc3")
+    assert driver.clocks == [4, 2]
+    driver.submit(1, "Wa1", used=1.5)
+    assert driver.clocks == [4, 5.5]
+    driver.undo(1)
+    assert driver.clocks == [4, 2]
+
+
+def _open_sub_round(game):
+    driver = GameDriver(game, seed=1)
+    while len(driver.acting()) < 2:
+        seat = driver.acting()[0]
+        driver.submit(seat, driver.state.legal_actions_for(seat)[0])
+    return driver
+
+
+def test_resigning_in_a_simultaneous_round_names_the_seat_and_replays_the_same():
+    game = boardlab.make("ctor(size=8,teams=2v2,team_protocol=simultaneous)")
+    driver = _open_sub_round(game)
+    first, second = driver.acting()[:2]
+    with pytest.raises(boardlab.IllegalMoveError, match="say who resigns"):
+        driver.state.play("resign")                      # two seats act: whose?
+    driver.submit(second, "resign")
+    assert driver.state.history_text()[-1] == f"{game.seat_names[second]}:resign"
+    loaded = boardlab.loads(boardlab.dumps(driver.state))[1]
+    assert loaded.history[-1] == Move(second, RESIGN) and loaded.returns() == \
+        driver.state.returns()
+
+
+def test_a_commit_cut_short_by_a_resignation_stays_hidden():
+    game = boardlab.make("ctor(size=8,teams=2v2,team_protocol=simultaneous)")
+    driver = _open_sub_round(game)
+    first, second = driver.acting()[:2]
+    driver.submit(first, driver.state.legal_actions_for(first)[0])   # a hidden commit
+    driver.submit(second, "resign")
+    for seat in [None, *range(game.num_seats)]:
+        if seat != first:
+            assert driver.state.view(seat)["history"][-2] == f"{game.seat_names[first]}:?"
+    loaded = boardlab.loads(boardlab.dumps(driver.state))[1]
+    assert loaded.history == driver.state.history
+
+
+@pytest.mark.parametrize("bad", ["zzz", "resign", 2.5, None])
+def test_an_agent_that_returns_no_action_number_forfeits(bad, monkeypatch):
+    from boardlab.agents.random_agent import RandomAgent
+    from boardlab.arena import game_runner
+    monkeypatch.setattr(RandomAgent, "act", lambda self, view, budget=None: bad)
+    result = game_runner.run_game("carteso(size=3)", ["random", "random"], seed=1)
+    assert result.forfeit["kind"] == "illegal" and result.forfeit["seat"] == "vertical"
+    assert result.actions == 0 and result.returns == [-1.0, 1.0]

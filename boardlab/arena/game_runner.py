@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..agents import EngineFailure, make_agent
 from ..core.driver import GameDriver, TimeControl
-from ..core.errors import BoardlabError, IllegalMoveError
+from ..core.errors import BoardlabError
 from ..core.registry import make
 
 __all__ = ["GameResult", "TimeControl", "run_game"]
@@ -55,8 +55,9 @@ def run_game(spec: str, players: list[str], seed: int, time_control: TimeControl
             agent.close(driver.state.returns() if driver.over else None)
     info = {**(meta or {}), "time_control": driver.time_control.describe()}
     record = driver.record(players=players, meta=info)
-    return GameResult(driver.state.returns(), len(driver.state.history) - (forfeit is not None),
-                      record, forfeit, time.monotonic() - start, list(players))
+    actions = len(driver.state.history) - (forfeit is not None)   # a forfeit's resign
+    return GameResult(driver.state.returns(), actions, record, forfeit,
+                      time.monotonic() - start, list(players))
 
 
 def _turn(driver: GameDriver, agent, seat: int) -> dict | None:
@@ -74,11 +75,14 @@ def _turn(driver: GameDriver, agent, seat: int) -> dict | None:
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
         return driver.forfeit(seat, "crash", detail)
     used = agent.last_think or time.monotonic() - started
+    if isinstance(action, bool) or not isinstance(action, int):
+        return driver.forfeit(seat, "illegal", f"an action must be an int, not {action!r}")
+    left = driver.charge(seat, used)
     try:
-        driver.submit(seat, action, used=used)
-    except IllegalMoveError as error:
+        driver.submit(seat, action)
+    except BoardlabError as error:
         return driver.forfeit(seat, "illegal", str(error))
-    clock = driver.clocks[seat]
-    if clock is not None and agent.time_tolerance is not None and clock < -agent.time_tolerance:
-        return driver.forfeit(seat, "timeout", f"used up its game clock ({-clock:.2f} s over)")
+    if left is not None and agent.time_tolerance is not None and left < -agent.time_tolerance \
+            and not driver.over:
+        return driver.forfeit(seat, "timeout", f"used up its game clock ({-left:.2f} s over)")
     return None

@@ -91,7 +91,9 @@ class GameDriver:
         self.forfeit_info: dict | None = None
         self._chance = random.Random(self.seed)
         self._snapshots: dict[int, State] = {0: self.state.clone()}
+        self._clocks_at: dict[int, list] = {}       # the clocks after each history length
         self._play_chance()
+        self._log_clocks()
 
     # Who acts -------------------------------------------------------------------
     def acting(self) -> list[int]:
@@ -134,20 +136,24 @@ class GameDriver:
             self.charge(seat, used)
         self._play_chance()
         self._snapshot()
+        self._log_clocks()
         return entry
 
     def resign(self, seat: int) -> None:
-        """``seat`` resigns (it must be one that acts now); its team loses."""
-        self.state.resign(seat)
+        """``seat`` resigns, on its turn or not; its whole team loses."""
+        self.state.resign(seat, out_of_turn=True)
+        self._log_clocks()
 
-    def forfeit(self, seat: int, kind: str, reason: str) -> dict:
+    def forfeit(self, seat: int, kind: str, reason: str) -> dict | None:
         """``seat`` loses by forfeit (a crash, a timeout, an illegal move): it resigns
-        whether or not it acts now, and the record says why."""
+        whether or not it acts now, and the record says why. A game already over
+        stays as it ended (None)."""
+        if self.over:
+            return None
         self.forfeit_info = {"seat": self.game.seat_names[seat], "kind": kind,
                              "reason": str(reason)[:500],
                              "move_number": len(self.state.history_text()) + 1}
-        if not self.over:
-            self.state.resign(seat, out_of_turn=True)
+        self.resign(seat)
         return self.forfeit_info
 
     def _play_chance(self) -> None:
@@ -156,11 +162,19 @@ class GameDriver:
 
     # Clocks ---------------------------------------------------------------------------
     def charge(self, seat: int, used: float) -> float | None:
-        """Take ``used`` seconds off ``seat``'s game clock (plus the increment); the rest."""
+        """Take ``used`` seconds off ``seat``'s game clock, then add the increment.
+
+        Returns what was left before the increment: below zero, the seat overstepped
+        its time (the increment of a move does not pay for that move's overrun).
+        """
         if self.clocks[seat] is None:
             return None
-        self.clocks[seat] += self.time_control.increment - used
-        return self.clocks[seat]
+        left = self.clocks[seat] - used
+        self.clocks[seat] = left + self.time_control.increment
+        return left
+
+    def _log_clocks(self) -> None:
+        self._clocks_at[len(self.state.history)] = list(self.clocks)
 
     # Undo -----------------------------------------------------------------------------
     def undo_floor(self) -> int:
@@ -190,6 +204,9 @@ class GameDriver:
         taken = len(history) - to
         self.state = state
         self._snapshots = {k: v for k, v in self._snapshots.items() if k <= to}
+        self._clocks_at = {k: v for k, v in self._clocks_at.items() if k <= to}
+        if to in self._clocks_at:                   # the clocks as they were then
+            self.clocks = list(self._clocks_at[to])
         self.forfeit_info = None
         return taken
 

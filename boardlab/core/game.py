@@ -211,7 +211,7 @@ class State:
         self.seed = seed          # the seed of the game's chance (None: no chance)
         self.history: list[Move] = []
         self.resigned: int | None = None
-        self.resigned_out_of_turn = False
+        self.resign_named = False     # a resignation by a seat that was not the only one acting
 
     # To be provided by each game -----------------------------------------
     def _current_player(self) -> int:
@@ -429,17 +429,23 @@ class State:
         ``out_of_turn``: any seat may (a forfeit, a player leaving), not only one that acts.
         """
         acting = self.acting_seats()
+        if seat is None and len(acting) > 1:
+            names = ", ".join(self.game.seat_names[s] for s in acting)
+            reason = f"several seats act now ({names}): say who resigns (name:resign)"
+            raise IllegalMoveError(f"illegal move 'resign': {reason}", move="resign",
+                                   reason=reason)
         seat = acting[0] if seat is None and acting else seat
         allowed = acting if not out_of_turn or self.is_terminal() else \
             range(self.game.num_seats)
         if seat is None or seat not in allowed:
             reason = "the game is over" if self.is_terminal() else \
+                "nobody acts now" if seat is None else \
                 f"there is no seat {seat}" if not 0 <= seat < self.game.num_seats else \
                 f"{self.game.seat_names[seat]} does not act now"
             raise IllegalMoveError(f"illegal move 'resign': {reason}", move="resign",
                                    reason=reason)
         self.resigned = seat
-        self.resigned_out_of_turn = seat not in acting
+        self.resign_named = acting != [seat]     # the record names who resigned
         self.history.append(Move(seat, RESIGN))
 
     def is_terminal(self) -> bool:
@@ -524,10 +530,11 @@ class State:
         """Every action so far, in notation.
 
         A seat's commit in a simultaneous round reads ``seat-name:move``; so does
-        a resignation by a seat that did not act then (a forfeit), ``name:resign``.
+        a resignation by a seat that was not the only one acting (a forfeit, or one
+        member of a simultaneous round): ``name:resign``.
         """
         texts = self._history_text()
-        if self.resigned is not None and self.resigned_out_of_turn:
+        if self.resigned is not None and self.resign_named:
             texts[-1] = f"{self.game.seat_names[self.resigned]}:resign"
         return texts
 
@@ -554,7 +561,7 @@ class State:
         """Apply one history entry of another state of the same game (checked)."""
         seat, action = entry
         if action == RESIGN:
-            self.resign(seat)
+            self.resign(seat, out_of_turn=True)
         elif self.current_player() == SIMULTANEOUS:
             self.apply(action, seat=seat)
         else:

@@ -142,7 +142,7 @@ def public_from_view(state, view: dict) -> None:
     seats, next_seat = movers(game, actions, first, resigner)
     state.history = [Move(seat, action) for seat, action in zip(seats, actions)]
     state.resigned = resigner
-    state.resigned_out_of_turn = resigner is not None and ":" in view["history"][-1]
+    state.resign_named = resigner is not None and ":" in view["history"][-1]
     buf[K.M_FIRST] = first
     if view["to_move"]:
         buf[K.M_TO_MOVE] = names.index(view["to_move"])

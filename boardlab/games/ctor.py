@@ -584,10 +584,11 @@ class CtorState(KernelState):
         game = self.game
         texts = self.history_text()
         team = None if seat is None else game.team_of(seat)
-        if self.in_sub_round():
+        if K.in_round(self.buf, game.cfg):     # open, or cut short by a resignation
             hidden = int(K.pending_total(self.buf, game.cfg))
             own = None if seat is None else game.seat_names[seat]
-            for i in range(len(texts) - hidden, len(texts)):
+            end = len(texts) - (self.resigned is not None)   # commits before the resign
+            for i in range(end - hidden, end):
                 name = texts[i].partition(":")[0]
                 if name in game.seat_names and name != own:
                     texts[i] = f"{name}:?"
