@@ -124,6 +124,18 @@ REFUSED = [
     (0, action(0, "Bb2", 1, "x" * MAX_FRAME), "too_large"),
     (0, b"\x00binary", "bad_message"),
     (0, {"type": "sync", "seat": 1}, "forbidden"),
+    (0, action(0, "!draw", 1, "s12"), "bad_message"),
+    (0, {"type": "undo", "seat": 0}, "bad_message"),
+    (0, {"type": "rematch", "seat": 0}, "bad_message"),
+    (0, {"type": "offer_draw", "seat": 1}, "forbidden"),
+    (None, {"type": "offer_draw", "seat": 0}, "forbidden"),
+    (None, {"type": "undo", "seat": 0, "key": "s13"}, "forbidden"),
+    (None, {"type": "leave", "seat": 0, "key": "s14"}, "forbidden"),
+    (None, {"type": "rematch"}, "forbidden"),
+    (1, {"type": "accept_draw", "seat": 1, "key": "s15"}, "no_draw"),
+    (1, {"type": "decline_draw", "seat": 1}, "no_draw"),
+    (1, {"type": "undo", "seat": 1, "key": "s16"}, "undo_refused"),
+    (1, {"type": "rematch"}, "not_over"),
 ]
 
 
@@ -450,3 +462,447 @@ def test_boardlab_serve_listens_and_plays_over_real_sockets(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+# Clocks -------------------------------------------------------------------------------------
+class FakeClock:
+    """The server's time, moved on by the test; ``sleep`` ends once the time has come
+    (checked every millisecond), so a loaded machine cannot miss a deadline."""
+
+    def __init__(self, stuck: bool = False):
+        self.time, self.stuck = 1000.0, stuck
+
+    def now(self):
+        return self.time
+
+    async def sleep(self, seconds):
+        target = self.time + seconds
+        while self.stuck or self.time < target:
+            await asyncio.sleep(0.001)
+
+
+def timed_app(db, clock, **extra):
+    return TestClient(create_app(db, ai_processes=0, clock=clock, **extra))
+
+
+def until(ws, test):
+    """The next message for which ``test`` holds (skipping others)."""
+    message = ws.receive_json()
+    return message if test(message) else until(ws, test)
+
+
+def test_a_fischer_clock_charges_thinking_time_stores_it_and_resumes(db):
+    clock = FakeClock()
+    fischer = {"base": 10, "increment": 2}
+    with timed_app(db, clock) as client:
+        game = create(client, "carteso(size=5)", ["human", "human"], clock=fischer)
+        assert game["clock"] == {"base": 10.0, "increment": 2.0}
+        with socket(client, game, 0) as first, socket(client, game, 1) as second:
+            start = first.receive_json()
+            second.receive_json()
+            assert start["view"]["clocks"] == {"vertical": 10.0, "horizontal": 10.0}
+            assert start["elapsed"] == {"vertical": 0.0}
+            assert start["clock"] == {"base": 10.0, "increment": 2.0}
+            clock.time += 3
+            first.send_json(action(0, "Bc3", 0, "t1"))
+            assert first.receive_json()["type"] == "ack"
+            update = first.receive_json()
+            assert update["view"]["clocks"] == {"vertical": 9.0, "horizontal": 10.0}
+            assert update["elapsed"] == {"horizontal": 0.0}
+            second.receive_json()
+            clock.time += 4.5
+            assert sync(second)["elapsed"] == {"horizontal": 4.5}
+            second.send_json(action(1, "Wa1", 1, "t2"))
+            assert reply(second)["type"] == "ack"
+        assert client.get(f"/api/games/{game['id']}").json()["clock"] == game["clock"]
+    assert [entry.clocks for entry in Store(db).log(game["id"])] == [[9.0, 10.0], [9.0, 7.5]]
+    later = FakeClock()                                      # a restart: time resumes
+    with timed_app(db, later) as client:
+        with socket(client, game, 0) as ws:
+            assert ws.receive_json()["view"]["clocks"] == {"vertical": 9.0,
+                                                           "horizontal": 7.5}
+            later.time += 1
+            ws.send_json(action(0, "Bb2", 2, "t3"))
+            assert reply(ws)["type"] == "ack"
+    assert Store(db).log(game["id"])[-1].clocks == [10.0, 7.5]
+
+
+def test_a_flag_is_detected_without_any_message_and_logged(db):
+    clock = FakeClock()
+    with timed_app(db, clock) as client:
+        game = create(client, "carteso(size=5)", ["human", "human"],
+                      clock={"base": 1, "increment": 0})
+        with socket(client, game, 0) as first, socket(client, game) as watcher:
+            first.receive_json(), watcher.receive_json()
+            clock.time += 0.5
+            assert sync(watcher)["version"] == 0              # not yet
+            clock.time += 0.6
+            updates = [ws.receive_json() for ws in (first, watcher)]
+            first.send_json(action(0, "Bc3", 0, "late"))
+            assert first.receive_json()["code"] == "game_over"
+        record = client.get(f"/api/games/{game['id']}/record").json()
+    for update in updates:
+        result = update["view"]["result"]
+        assert update["version"] == 1 and update["view"]["terminal"]
+        assert (result["winners"], result["reason"]) == (["horizontal"], "time")
+        assert update["view"]["clocks"]["vertical"] == 0.0
+    log = Store(db).log(game["id"])
+    assert [(entry.seat, entry.move) for entry in log] == [(0, "!timeout")]
+    assert record["meta"]["forfeit"]["kind"] == "time" and record["meta"]["clock"]["base"] == 1
+
+
+def test_an_action_after_the_flag_loses_on_time_even_before_the_timer(db):
+    clock = FakeClock(stuck=True)                            # the timer never wakes
+    with timed_app(db, clock) as client:
+        game = create(client, "carteso(size=5)", ["human", "human"],
+                      clock={"base": 5, "increment": 1})
+        with socket(client, game, 0) as ws:
+            ws.receive_json()
+            clock.time += 5
+            ws.send_json(action(0, "Bc3", 0, "k1"))
+            assert reply(ws)["code"] == "out_of_time"
+            assert sync(ws)["view"]["result"]["reason"] == "time"
+    assert [entry.move for entry in Store(db).log(game["id"])] == ["!timeout"]
+
+
+def test_a_flagged_seat_of_a_team_loses_for_its_team(db):
+    clock = FakeClock()
+    with timed_app(db, clock) as client:
+        game = create(client, "ctor(size=8,teams=2v2)", ["human"] * 4,
+                      clock={"base": 2, "increment": 0})
+        with socket(client, game) as watcher:
+            start = watcher.receive_json()["view"]
+            clock.time += 2
+            result = until(watcher, lambda m: m["view"]["terminal"])["view"]["result"]
+    loser = start["acting"][0]
+    losers = next(team["seats"] for team in start["teams"] if loser in team["seats"])
+    assert result["reason"] == "time" and len(losers) == 2
+    assert result["winners"] == [name for name in start["seats"] if name not in losers]
+
+
+def test_an_ai_seat_is_charged_and_flags_too(db):
+    clock = FakeClock()
+    with timed_app(db, clock, thinker=Stuck()) as client:
+        game = create(client, "carteso(size=5)", [{"ai": "random"}, "human"],
+                      clock={"base": 3, "increment": 0})
+        with socket(client, game, 1) as ws:
+            ws.receive_json()
+            clock.time += 3
+            assert until(ws, lambda m: m["type"] == "update")["view"]["result"]["winners"] \
+                == ["horizontal"]
+
+
+@pytest.mark.parametrize("clock", [{"base": 0, "increment": 0}, {"base": 5},
+                                   {"base": True, "increment": 0}, {"base": "5", "increment": 0},
+                                   {"base": 5, "increment": -1}, [5, 1],
+                                   {"base": 10 ** 9, "increment": 0}])
+def test_bad_clocks_are_refused(client, clock):
+    response = client.post("/api/games", json={"spec": "carteso(size=5)",
+                                               "seats": ["human", "human"], "clock": clock})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_clock"
+
+
+def test_a_database_of_the_first_server_gains_the_clock_columns(tmp_path):
+    import sqlalchemy
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = sqlalchemy.create_engine(url)
+    with engine.begin() as db:
+        db.exec_driver_sql("CREATE TABLE server_games (id VARCHAR(32) PRIMARY KEY, spec "
+                           "VARCHAR(500), seed BIGINT, seats JSON, status VARCHAR(16), "
+                           "created DATETIME, updated DATETIME)")
+        db.exec_driver_sql("CREATE TABLE server_actions (id INTEGER PRIMARY KEY, game_id "
+                           "VARCHAR(32), idx INTEGER, seat INTEGER, move VARCHAR(200), key "
+                           "VARCHAR(64), created DATETIME)")
+    engine.dispose()
+    with TestClient(create_app(url, ai_processes=0)) as client:
+        game = create(client, "carteso(size=5)", ["human", "human"],
+                      clock={"base": 60, "increment": 0})
+        with socket(client, game, 0) as ws:
+            ws.receive_json()
+            ws.send_json(action(0, "Bc3", 0, "o1"))
+            assert ws.receive_json()["type"] == "ack"
+    assert Store(url).log(game["id"])[0].clocks[1] == 60.0
+
+
+# Undo against an AI -----------------------------------------------------------------------
+def replayed(db, game_id):
+    """The game replayed from the stored log, outside the server (server entries too)."""
+    from boardlab.server.live import perform
+    store = Store(db)
+    row, log = store.game(game_id), store.log(game_id)
+    store.dispose()
+    driver = GameDriver(boardlab.make(row.spec), seed=row.seed)
+    for entry in log:
+        if entry.move != "!draw":          # an agreed draw is the server's, not the driver's
+            perform(driver, entry.seat, entry.move)
+    return driver
+
+
+def test_undo_against_an_ai_takes_back_the_move_and_the_reply(client, db):
+    game = create(client, "carteso(size=5)", ["human", {"ai": "random"}])
+    with socket(client, game, 0) as ws:
+        ws.receive_json()
+        ws.send_json(action(0, "Bc3", 0, "u1"))
+        until(ws, lambda m: m.get("version") == 2 and m["type"] == "update")
+        ws.send_json({"type": "undo", "seat": 0, "key": "u2"})
+        assert ws.receive_json() == {"type": "ack", "key": "u2", "version": 3}
+        update = ws.receive_json()
+        assert update["version"] == 3 and update["view"]["history"] == []
+        assert update["view"] == replayed(db, game["id"]).view(0)
+        ws.send_json({"type": "undo", "seat": 0, "key": "u2"})          # resent: once
+        assert ws.receive_json() == {"type": "ack", "key": "u2", "version": 3}
+        ws.send_json({"type": "undo", "seat": 0, "key": "u3"})
+        assert ws.receive_json()["code"] == "undo_refused"             # nothing to take back
+        ws.send_json(action(0, "Bb2", 3, "u4"))
+        assert ws.receive_json()["type"] == "ack"
+        assert until(ws, lambda m: m.get("version") == 5)["view"]["history"][0] == "Bb2"
+    assert [entry.move for entry in Store(db).log(game["id"])][:3] == ["Bc3", Store(db).log(
+        game["id"])[1].move, "!undo 0"]
+    with TestClient(create_app(db, ai_processes=0)) as again:    # a replay reproduces it
+        assert again.get(f"/api/games/{game['id']}").json()["view"] == \
+            replayed(db, game["id"]).view(None)
+
+
+def test_undo_while_the_ai_thinks_takes_back_the_own_move(db):
+    with TestClient(create_app(db, thinker=Stuck())) as client:
+        game = create(client, "carteso(size=5)", ["human", {"ai": "random"}])
+        with socket(client, game, 0) as ws:
+            ws.receive_json()
+            ws.send_json(action(0, "Bc3", 0, "w1"))
+            assert reply(ws)["type"] == "ack"
+            ws.send_json({"type": "undo", "seat": 0, "key": "w2"})
+            assert reply(ws) == {"type": "ack", "key": "w2", "version": 2}
+            update = ws.receive_json()
+            assert update["version"] == 2 and update["view"]["legal"]
+
+
+@pytest.mark.parametrize("spec, seats, moves, why", [
+    ("carteso(size=5)", ["human", "human"], ["Bc3"], "against AIs"),
+    ("cartagena", [{"ai": "random"}, "human"], None, "across a reveal"),
+])
+def test_undo_is_refused_against_people_and_across_a_reveal(db, spec, seats, moves, why):
+    seat = seats.index("human")
+    with TestClient(create_app(db, thinker=Stuck())) as client:
+        game = create(client, spec, seats, seed=SEED)                # the human acts first
+        with socket(client, game, seat) as ws:
+            start = ws.receive_json()
+            move = moves[0] if moves else start["view"]["legal"][0]
+            ws.send_json(action(seat, move, 0, "r1"))
+            assert reply(ws)["type"] == "ack"
+            ws.send_json({"type": "undo", "seat": seat, "key": "r2"})
+            error = reply(ws)
+            assert error["code"] == "undo_refused" and why in error["message"]
+    assert len(Store(db).log(game["id"])) == 1
+
+
+# Draws --------------------------------------------------------------------------------------
+def test_an_accepted_draw_offer_ends_the_game_with_all_returns_zero(client, db):
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    with socket(client, game, 0) as first, socket(client, game, 1) as second, \
+            socket(client, game) as watcher:
+        for ws in (first, second, watcher):
+            assert ws.receive_json()["draw_offer"] is None
+        first.send_json({"type": "offer_draw", "seat": 0})
+        for ws in (first, second, watcher):
+            assert ws.receive_json() == {"type": "draw", "version": 0, "by": "vertical",
+                                         "event": "offered", "draw_offer": "vertical"}
+        assert sync(second)["draw_offer"] == "vertical"
+        first.send_json({"type": "accept_draw", "seat": 0, "key": "d0"})
+        assert first.receive_json()["code"] == "no_draw"           # not one's own offer
+        first.send_json({"type": "offer_draw", "seat": 0})
+        assert first.receive_json()["code"] == "no_draw"           # it stands already
+        second.send_json({"type": "accept_draw", "seat": 1, "key": "d1"})
+        assert second.receive_json() == {"type": "ack", "key": "d1", "version": 1}
+        updates = [ws.receive_json() for ws in (first, second, watcher)]
+        second.send_json({"type": "offer_draw", "seat": 1})
+        assert second.receive_json()["code"] == "game_over"
+    for update, seat in zip(updates, (0, 1, None)):
+        view = update["view"]
+        assert view["terminal"] and view["legal"] == [] and view["acting"] == []
+        driver = replayed(db, game["id"])
+        assert view["result"] == {"winners": [], "draw": True, "returns": [0.0, 0.0],
+                                  "scores": driver.state.scores(), "reason": "agreement"}
+        assert view["board"] == driver.view(seat)["board"]
+    assert [entry.move for entry in Store(db).log(game["id"])] == ["!draw"]
+    record = client.get(f"/api/games/{game['id']}/record").json()
+    assert record["result"]["returns"] == [0.0, 0.0] and record["meta"]["agreed_draw"]
+    with TestClient(create_app(db, ai_processes=0)) as again:       # durable
+        shown = again.get(f"/api/games/{game['id']}").json()
+        assert shown["status"] == "over" and shown["view"]["result"]["draw"]
+
+
+def test_a_draw_offer_is_declined_or_lapses_with_the_next_action(client, db):
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    with socket(client, game, 0) as first, socket(client, game, 1) as second:
+        first.receive_json(), second.receive_json()
+        second.send_json({"type": "decline_draw", "seat": 1})
+        assert second.receive_json()["code"] == "no_draw"          # nothing to decline
+        first.send_json({"type": "offer_draw", "seat": 0})
+        first.receive_json(), second.receive_json()
+        second.send_json({"type": "decline_draw", "seat": 1})
+        for ws in (first, second):
+            message = ws.receive_json()
+            assert (message["event"], message["draw_offer"]) == ("declined", None)
+        second.send_json({"type": "offer_draw", "seat": 1})
+        first.receive_json(), second.receive_json()
+        first.send_json(action(0, "Bc3", 0, "l1"))
+        assert first.receive_json()["type"] == "ack"
+        assert first.receive_json()["draw_offer"] is None and \
+            second.receive_json()["draw_offer"] is None
+        first.send_json({"type": "accept_draw", "seat": 0, "key": "l2"})
+        assert first.receive_json()["code"] == "no_draw"
+    assert [entry.move for entry in Store(db).log(game["id"])] == ["Bc3"]
+
+
+def test_no_draws_with_more_than_two_sides_and_ai_sides_decline(client):
+    game = create(client, "cartagena(players=3)", ["human"] * 3)
+    with socket(client, game, 0) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "offer_draw", "seat": 0})
+        assert ws.receive_json()["code"] == "no_draw"
+    game = create(client, "carteso(size=5)", ["human", {"ai": "random"}])
+    with socket(client, game, 0) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "offer_draw", "seat": 0})
+        assert [ws.receive_json()["event"] for _ in range(2)] == ["offered", "declined"]
+        assert sync(ws)["draw_offer"] is None
+
+
+# Leave and rematch ------------------------------------------------------------------------
+def test_leaving_a_running_game_resigns_and_opens_the_seat(client, db):
+    game = create(client, "carteso(size=5)", ["human", "human"])
+    with socket(client, game, 0) as first, socket(client, game, 1) as second:
+        first.receive_json(), second.receive_json()
+        first.send_json({"type": "leave", "seat": 0, "key": "bye"})
+        assert first.receive_json() == {"type": "ack", "key": "bye", "version": 1}
+        assert first.receive_json()["view"]["result"]["winners"] == ["horizontal"]
+        assert first.receive_json() == {"type": "left", "seat": 0, "key": "bye", "seats": []}
+        seats = first.receive_json()
+        assert seats["type"] == "seats" and seats["seats"][0]["kind"] == "open"
+        assert sync(first)["seat"] is None                   # a spectator now
+        first.send_json({"type": "leave", "seat": 0, "key": "bye2"})
+        assert first.receive_json()["code"] == "forbidden"
+        assert second.receive_json()["view"]["terminal"]
+        assert second.receive_json()["type"] == "seats"
+        second.send_json({"type": "leave", "seat": 1, "key": "bye3"})   # over: just goes
+        assert second.receive_json()["type"] == "left"
+    assert [entry.move for entry in Store(db).log(game["id"])] == ["resign"]
+    assert [seat["kind"] for seat in Store(db).game(game["id"]).seats] == ["open", "open"]
+    with socket(client, game, token=game["seats"][0]["token"]) as ws:
+        assert ws.receive_json()["code"] == "forbidden"      # the old token holds nothing
+
+
+def test_a_rematch_swaps_the_seats_with_fresh_tokens(client, db):
+    game = create(client, "carteso(size=5)", ["human", "human"],
+                  clock={"base": 600, "increment": 5})
+    with socket(client, game, 0) as first, socket(client, game, 1) as second, \
+            socket(client, game) as watcher:
+        for ws in (first, second, watcher):
+            ws.receive_json()
+        first.send_json({"type": "rematch"})
+        assert first.receive_json()["code"] == "not_over"
+        watcher.send_json({"type": "rematch"})
+        assert watcher.receive_json()["code"] == "forbidden"
+        second.send_json({"type": "resign", "seat": 1, "key": "g1"})
+        assert second.receive_json()["type"] == "ack"
+        for ws in (first, second, watcher):
+            ws.receive_json()
+        second.send_json({"type": "rematch"})
+        offers = [ws.receive_json() for ws in (first, second, watcher)]
+        first.send_json({"type": "rematch"})                   # asked again: the same one
+        assert first.receive_json() == {"type": "rematch", "id": offers[0]["id"]}
+        assert sync(watcher)["rematch"] == offers[0]["id"]
+    new = offers[0]["id"]
+    assert offers[2] == {"type": "rematch", "id": new}
+    assert (offers[0]["seats"], offers[1]["seats"]) == ([1], [0])
+    tokens = {offers[0]["token"], offers[1]["token"]}
+    assert len(tokens) == 2 and not tokens & {seat["token"] for seat in game["seats"]}
+    shown = client.get(f"/api/games/{new}").json()
+    assert shown["clock"] == game["clock"] and shown["version"] == 0
+    rematch = {"id": new, "seats": [{"token": offers[1]["token"]}, {"token": offers[0]["token"]}]}
+    with socket(client, rematch, 0) as ws:
+        start = ws.receive_json()
+        assert start["seats"] == [0] and start["view"]["legal"]
+        ws.send_json(action(0, "Bc3", 0, "n1"))
+        assert ws.receive_json()["type"] == "ack"
+    assert Store(db).game(game["id"]).rematch == new
+    assert client.get(f"/api/games/{game['id']}").json()["rematch"] == new
+
+
+def test_a_rematch_keeps_ai_seats_and_opens_absent_peoples_seats(client):
+    game = create(client, "cartagena(players=3)", ["human", "human", {"ai": "random"}])
+    with socket(client, game, 0) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "resign", "seat": 0, "key": "q1"})
+        until(ws, lambda m: m["type"] == "update")
+        ws.send_json({"type": "rematch"})
+        offer = ws.receive_json()
+    assert offer["seats"] == [1]
+    seats = client.get(f"/api/games/{offer['id']}").json()["seats"]
+    assert [seat["kind"] for seat in seats] == ["ai", "human", "open"]
+
+
+def test_the_protocol_document_names_every_message_and_error():
+    from boardlab.server.messages import CODES, FIELDS
+    text = (ROOT / "docs" / "server-protocol.md").read_text()
+    for kind in FIELDS:
+        assert f'{{"type": "{kind}"' in text, kind
+    for code in CODES:
+        assert f"| `{code}` |" in text, code
+
+
+def test_clocks_flags_and_draws_are_durable_on_postgresql(postgres):
+    clock = FakeClock()
+    with timed_app(postgres, clock) as client:
+        timed = create(client, "carteso(size=5)", ["human", "human"],
+                       clock={"base": 4, "increment": 1})
+        drawn = create(client, "carteso(size=5)", ["human", "human"])
+        with socket(client, timed, 0) as ws:
+            ws.receive_json()
+            clock.time += 1.5
+            ws.send_json(action(0, "Bc3", 0, "pg1"))
+            assert reply(ws)["type"] == "ack"
+            clock.time += 4
+            assert until(ws, lambda m: m["view"]["terminal"])["view"]["result"]["reason"] \
+                == "time"
+        with socket(client, drawn, 0) as first, socket(client, drawn, 1) as second:
+            first.receive_json(), second.receive_json()
+            first.send_json({"type": "offer_draw", "seat": 0})
+            second.receive_json()
+            second.send_json({"type": "accept_draw", "seat": 1, "key": "pg2"})
+            assert second.receive_json()["type"] == "ack"
+    with timed_app(postgres, FakeClock()) as client:
+        view = client.get(f"/api/games/{timed['id']}").json()["view"]
+        assert view["clocks"] == {"vertical": 3.5, "horizontal": 0.0}
+        assert view["result"]["winners"] == ["vertical"]
+        assert client.get(f"/api/games/{drawn['id']}").json()["view"]["result"]["draw"]
+
+
+def test_an_undo_gives_no_time_back(db):
+    clock = FakeClock()
+    with timed_app(db, clock) as client:
+        game = create(client, "carteso(size=5)", ["human", {"ai": "random"}],
+                      clock={"base": 10, "increment": 1})
+        with socket(client, game, 0) as ws:
+            ws.receive_json()
+            clock.time += 2
+            ws.send_json(action(0, "Bc3", 0, "c1"))
+            until(ws, lambda m: m.get("version") == 2 and m["type"] == "update")
+            clock.time += 3
+            ws.send_json({"type": "undo", "seat": 0, "key": "c2"})
+            update = until(ws, lambda m: m["type"] == "update")
+    assert update["view"]["clocks"] == {"vertical": 9.0, "horizontal": 11.0}
+    assert update["elapsed"] == {"vertical": 0.0}
+
+
+def test_a_hotseat_rematch_keeps_one_token(client):
+    game = create(client, "carteso(size=5)", ["human", "human"], hotseat=True)
+    with socket(client, game, 0) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "resign", "seat": 1, "key": "h1"})
+        until(ws, lambda m: m["type"] == "update")
+        ws.send_json({"type": "rematch"})
+        offer = ws.receive_json()
+    assert offer["seats"] == [0, 1]
+    with socket(client, {"id": offer["id"]}, token=offer["token"]) as ws:
+        assert ws.receive_json()["seats"] == [0, 1]

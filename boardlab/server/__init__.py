@@ -1,4 +1,5 @@
-"""The game server (``boardlab serve``): seats, views only, an action log, AI seats.
+"""The game server (``boardlab serve``): seats, views only, an action log, AI seats,
+clocks, undo against AIs, draws, leave and rematch.
 
 :func:`create_app` builds the ASGI app over a database URL; :func:`serve` runs
 it. The wire protocol is in docs/server-protocol.md.

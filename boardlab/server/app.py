@@ -24,13 +24,14 @@ from ..core.errors import BoardlabError
 from ..core.game import Game
 from ..core.registry import make
 from .ai import Thinker
-from .live import MAX_SEED, Client, Hub, LiveGame
+from .live import MAX_SEED, Client, Clock, Hub, LiveGame
 from .messages import ProtocolError, parse
 from .seats import SeatError, parse_seats, players, public_seats
 from .store import Store
 
 MAX_BODY = 16384             # bytes of a REST request body
 MAX_SPEC = 500
+MAX_CLOCK = 30 * 86400       # seconds: a Fischer clock's base, and its increment
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 CLOSE_REFUSED, CLOSE_TOO_SLOW = 4403, 4408
 
@@ -59,20 +60,23 @@ async def home(request: Request) -> HTMLResponse:
 
 async def create_game(request: Request) -> JSONResponse:
     """POST /api/games: a new game; the answer holds each person's secret seat token."""
-    data = await _body(request, required={"spec", "seats"}, optional={"seed", "hotseat"})
+    data = await _body(request, required={"spec", "seats"},
+                       optional={"seed", "hotseat", "clock"})
     game = _game(data["spec"])
     seed = _seed(data.get("seed"))
+    clock = _clock(data.get("clock"))
     if not isinstance(data.get("hotseat", False), bool):
         raise ApiError(400, "bad_request", "'hotseat' must be true or false")
     try:
         seats, tokens = parse_seats(game, data["seats"], data.get("hotseat", False))
     except SeatError as error:
         raise ApiError(400, "bad_seats", str(error)) from None
-    live = await _hub(request).create(game.spec, seats, seed)
+    live = await _hub(request).create(game.spec, seats, seed, clock)
     listed = public_seats(game, seats)
     for seat, token in tokens.items():
         listed[seat].update(token=token, link=_ws_url(request, live.id, token))
-    return JSONResponse({"id": live.id, "spec": game.public_spec, "seats": listed,
+    return JSONResponse({"id": live.id, "spec": game.public_spec, "clock": clock,
+                         "seats": listed,
                          "watch": _ws_url(request, live.id), "api": _api_url(request, live.id)},
                         status_code=201)
 
@@ -94,6 +98,7 @@ async def show_game(request: Request) -> JSONResponse:
         game = live.driver.game
         return JSONResponse({"id": live.id, "spec": game.public_spec, "version": version,
                              "status": "over" if view["terminal"] else "active",
+                             "clock": live.clock, "rematch": live.rematch,
                              "seats": public_seats(game, live.seats), "view": view,
                              "facts": game.facts()})
     finally:
@@ -108,8 +113,7 @@ async def game_record(request: Request) -> JSONResponse:
             if not live.over:
                 raise ApiError(409, "not_over", "the record is available once the game is "
                                "over")
-            record = live.driver.record(players=players(live.seats),
-                                        meta={"server_game": live.id})
+            record = live.record(players(live.seats))
         return JSONResponse(record)
     finally:
         hub.release(live)
@@ -183,9 +187,28 @@ def _seed(seed) -> int | None:
     return seed
 
 
+def _clock(clock) -> dict | None:
+    """A create request's clock: null (correspondence) or {"base": s, "increment": s}."""
+    if clock is None:
+        return None
+    if not isinstance(clock, dict) or set(clock) != {"base", "increment"} or \
+            not _seconds(clock["base"], 0) or clock["base"] == 0 or \
+            not _seconds(clock["increment"], 0):
+        raise ApiError(400, "bad_clock", f"'clock' is null or {{\"base\": SECONDS, "
+                       f"\"increment\": SECONDS}} (0 < base, 0 <= increment, both at most "
+                       f"{MAX_CLOCK})")
+    return {"base": float(clock["base"]), "increment": float(clock["increment"])}
+
+
+def _seconds(value, low: float) -> bool:
+    """Whether ``value`` is a JSON number of seconds from ``low`` to MAX_CLOCK."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and \
+        low <= value <= MAX_CLOCK
+
+
 def _listed(row) -> dict:
     game = game_of(row.spec)
-    return {"id": row.id, "spec": game.public_spec, "status": row.status,
+    return {"id": row.id, "spec": game.public_spec, "status": row.status, "clock": row.clock,
             "version": row.version, "seats": public_seats(game, row.seats),
             "created": row.created.isoformat(), "updated": row.updated.isoformat()}
 
@@ -254,11 +277,12 @@ async def _write(websocket: WebSocket, client: Client) -> None:
 
 # The app ------------------------------------------------------------------------------------
 def create_app(db_url: str, ai_processes: int | None = None,
-               thinker: Thinker | None = None) -> Starlette:
+               thinker: Thinker | None = None, clock: Clock | None = None) -> Starlette:
     """The server over the database at ``db_url`` (a SQLAlchemy URL).
 
     AI seats think in ``ai_processes`` worker processes (0: threads; default: the
-    cores but one, at least one), or in the ``thinker`` given.
+    cores but one, at least one), or in the ``thinker`` given. ``clock`` is the
+    server's time (``now()`` and ``async sleep(s)``; tests pass a fake one).
     """
     store = Store(db_url)
     if ai_processes is None:
@@ -266,7 +290,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        app.state.hub = Hub(store, thinker or Thinker(ai_processes))
+        app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock)
         await app.state.hub.resume()
         try:
             yield

@@ -24,6 +24,13 @@ CODES = {
     "stale_version": "the action was chosen at another version than the game's",
     "illegal_move": "the rules do not allow the move (the message says why)",
     "game_over": "the game is over",
+    "out_of_time": "the seat's clock ran out before its action arrived: it lost on time",
+    "undo_refused": "no undo here (not against AIs only, nothing to take back, or across "
+                    "a reveal or a draw of cards)",
+    "no_draw": "no draw here (the game allows none, no offer to accept, or an offer "
+               "already stands)",
+    "not_over": "a rematch is for a finished game",
+    "no_seat": "the seat could not be given up (the server could not store it)",
     "duplicate_key": "the idempotency key was used for another seat's action",
     "server_error": "the server could not store the action; nothing changed",
 }
@@ -33,7 +40,16 @@ FIELDS = {
     "action": ({"seat": int, "move": str, "version": int, "key": str}, {}),
     "resign": ({"seat": int, "key": str}, {}),
     "sync": ({}, {"seat": int}),
+    "undo": ({"seat": int, "key": str}, {}),
+    "offer_draw": ({"seat": int}, {}),
+    "decline_draw": ({"seat": int}, {}),
+    "accept_draw": ({"seat": int, "key": str}, {}),
+    "leave": ({"seat": int, "key": str}, {}),
+    "rematch": ({}, {}),
 }
+
+#: the first character of the server's own log entries (never of a client's move)
+SERVER_ENTRY = "!"
 
 
 class ProtocolError(Exception):
@@ -99,6 +115,8 @@ def _check_value(kind: str, name: str, value, expected: type) -> None:
         raise ProtocolError("bad_message", f"{kind!r} message: {name} must be a string")
     if name == "move" and not 0 < len(value) <= MAX_MOVE:
         raise ProtocolError("bad_message", f"a move has 1 to {MAX_MOVE} characters")
+    if name == "move" and value.startswith(SERVER_ENTRY):
+        raise ProtocolError("bad_message", f"a move never starts with {SERVER_ENTRY!r}")
     if name == "key" and not KEY.fullmatch(value):
         raise ProtocolError("bad_message", "a key has 1 to 64 characters from A-Z a-z 0-9 "
                             "._:-")

@@ -1,8 +1,9 @@
 """The server's games as an append-only action log, through SQLAlchemy.
 
 SQLite (a file) by default, PostgreSQL by URL. One row per game (its full spec,
-seed, seats and status) and one row per accepted action (the seat and the move
-in notation, plus the client's idempotency key). A game's position is never
+seed, seats, clock and status) and one row per accepted action (the seat, the
+move in notation or a server entry such as ``!undo 4``, the client's
+idempotency key, and the remaining clocks after it). A game's position is never
 stored: it is the replay of its actions. The tables are prefixed ``server_`` so
 that a database shared with the arena's tournaments keeps both apart.
 """
@@ -13,7 +14,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
                         String, Table, UniqueConstraint, create_engine, event, func, insert,
-                        select, update)
+                        inspect, select, text, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
@@ -30,6 +31,8 @@ games = Table(
     Column("seed", BigInteger, nullable=False),
     Column("seats", JSON, nullable=False),
     Column("status", String(16), nullable=False, index=True),
+    Column("clock", JSON),                      # None, or {"base": s, "increment": s}
+    Column("rematch", String(32)),              # the id of the rematch, once asked for
     Column("created", DateTime(timezone=True), nullable=False),
     Column("updated", DateTime(timezone=True), nullable=False),
 )
@@ -42,6 +45,7 @@ actions = Table(
     Column("seat", Integer, nullable=False),
     Column("move", String(200), nullable=False),
     Column("key", String(64)),
+    Column("clocks", JSON),                     # remaining seconds per seat, after it
     Column("created", DateTime(timezone=True), nullable=False),
     UniqueConstraint("game_id", "idx"),
     UniqueConstraint("game_id", "key"),
@@ -58,11 +62,13 @@ class Conflict(StoreError):
 
 @dataclass(frozen=True)
 class Action:
-    """One logged action: ``seat`` played ``move`` (notation, or ``resign``)."""
+    """One logged action: ``seat`` played ``move`` (notation, ``resign``, or a server
+    entry starting with ``!``); ``clocks``: the remaining seconds per seat after it."""
 
     seat: int
     move: str
     key: str | None = None
+    clocks: list | None = None
 
 
 class Store:
@@ -75,9 +81,22 @@ class Store:
             if self.engine.dialect.name == "sqlite":
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             metadata.create_all(self.engine)
+            self._add_new_columns()
         except (ArgumentError, SQLAlchemyError, ImportError) as error:
             raise StoreError(f"cannot open the database {self.safe_url}: "
                              f"{_first_line(error)}") from None
+
+    def _add_new_columns(self) -> None:
+        """Add the columns a database made by an older server lacks (all nullable)."""
+        found = inspect(self.engine)
+        with self.engine.begin() as db:
+            for table in (games, actions):
+                have = {column["name"] for column in found.get_columns(table.name)}
+                for column in table.columns:
+                    if column.name not in have:
+                        kind = column.type.compile(dialect=self.engine.dialect)
+                        db.execute(text(f"ALTER TABLE {table.name} ADD COLUMN "
+                                        f"{column.name} {kind}"))
 
     @property
     def safe_url(self) -> str:
@@ -88,12 +107,13 @@ class Store:
             return self.url.split("@")[-1]
 
     def create_game(self, game_id: str, spec: str, seed: int, seats: list[dict],
-                    status: str = ACTIVE) -> None:
+                    status: str = ACTIVE, clock: dict | None = None) -> None:
         """Store a new game with an empty log."""
         now = _now()
         with self.engine.begin() as db:
             db.execute(insert(games).values(id=game_id, spec=spec, seed=seed, seats=seats,
-                                            status=status, created=now, updated=now))
+                                            status=status, clock=clock, created=now,
+                                            updated=now))
 
     def append(self, game_id: str, index: int, action: Action, status: str) -> None:
         """Log action number ``index`` and the game's new status in one transaction.
@@ -105,7 +125,7 @@ class Store:
             with self.engine.begin() as db:
                 db.execute(insert(actions).values(game_id=game_id, idx=index, seat=action.seat,
                                                   move=action.move, key=action.key,
-                                                  created=now))
+                                                  clocks=action.clocks, created=now))
                 db.execute(update(games).where(games.c.id == game_id)
                            .values(status=status, updated=now))
         except IntegrityError as error:
@@ -117,6 +137,16 @@ class Store:
             db.execute(update(games).where(games.c.id == game_id)
                        .values(seats=seats, updated=_now()))
 
+    def set_rematch(self, game_id: str, rematch_id: str) -> str:
+        """Record the game's rematch unless one is recorded already; the rematch's id."""
+        with self.engine.begin() as db:
+            done = db.execute(update(games).where(games.c.id == game_id)
+                              .where(games.c.rematch.is_(None))
+                              .values(rematch=rematch_id, updated=_now()))
+            if done.rowcount:
+                return rematch_id
+            return db.execute(select(games.c.rematch).where(games.c.id == game_id)).scalar()
+
     def game(self, game_id: str):
         """The game's row, or None."""
         with self.engine.connect() as db:
@@ -124,10 +154,11 @@ class Store:
 
     def log(self, game_id: str) -> list[Action]:
         """The game's actions in order."""
-        query = select(actions.c.seat, actions.c.move, actions.c.key) \
+        query = select(actions.c.seat, actions.c.move, actions.c.key, actions.c.clocks) \
             .where(actions.c.game_id == game_id).order_by(actions.c.idx)
         with self.engine.connect() as db:
-            return [Action(row.seat, row.move, row.key) for row in db.execute(query)]
+            return [Action(row.seat, row.move, row.key, row.clocks)
+                    for row in db.execute(query)]
 
     def active_ids(self) -> list[str]:
         """The ids of the unfinished games, oldest first."""
