@@ -414,6 +414,34 @@ def cmd_serve(args) -> int:
     return serve(args.host, args.port, database_url(args.db or DEFAULT_DB))
 
 
+def cmd_connect(args) -> int:
+    from .server.connect import connect
+    _interrupt_on_termination()          # SIGTERM ends it like Ctrl-C: the engine is killed
+    return connect(args.url, args.engine, token=args.seat_token, seconds=args.time,
+                   log=args.log, on_failure=args.on_failure)
+
+
+def _connect_parser(sub) -> None:
+    connect = sub.add_parser("connect", help="play a seat of a server game with an engine "
+                             "(docs/engine-protocol.md)",
+                             epilog="Example: boardlab connect 'ws://127.0.0.1:8000/ws/GAME?"
+                             "token=TOKEN' --engine 'python3 examples/engines/random_engine.py'"
+                             ". Exit code 0 when the game is over, 1 when the engine failed, "
+                             "2 on an error (a refused token, a lost connection).")
+    connect.add_argument("url", help="the seat link (ws://HOST/ws/GAME?token=TOKEN), or the "
+                         "game's ws:// or http://HOST/api/games/GAME URL with --seat-token")
+    connect.add_argument("--engine", required=True, metavar="CMD", help="the engine's command "
+                         "line (split like a shell line, no shell runs it)")
+    connect.add_argument("--seat-token", metavar="TOKEN", help="the seat's secret token "
+                         "(when the URL does not carry it)")
+    connect.add_argument("--time", type=float, help="seconds per move for the engine when the "
+                         "game has no clock (default 1)")
+    connect.add_argument("--log", help="append the engine's stderr and the dialogue to FILE")
+    connect.add_argument("--on-failure", choices=("resign", "stop"), default="resign",
+                         help="when the engine fails: resign its seat (default) or stop and "
+                         "leave the seat as it is")
+
+
 def _serve_parser(sub) -> None:
     serve = sub.add_parser("serve", help="run the game server (lobby API and WebSockets)",
                            epilog="PostgreSQL: --db postgresql://user@host/db. The protocol: "
@@ -551,6 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     komi.add_argument("--no-plot", action="store_true", help="do not write a plot")
     komi.add_argument("--json", action="store_true", help="print the result as JSON")
     _serve_parser(sub)
+    _connect_parser(sub)
     return parser
 
 
@@ -579,7 +608,8 @@ def main(argv=None) -> int:
         handler = {"games": cmd_games, "agents": cmd_agents, "replay": cmd_replay,
                    "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel,
                    "match": cmd_match, "tournament": cmd_tournament,
-                   "standings": cmd_standings, "serve": cmd_serve}[args.command]
+                   "standings": cmd_standings, "serve": cmd_serve,
+                   "connect": cmd_connect}[args.command]
         return handler(args)
     except BoardlabError as error:
         print(f"boardlab: error: {error}", file=sys.stderr)
