@@ -267,7 +267,7 @@ def _kill_all() -> None:
         engine.kill()
 
 
-def _check_program(program: str) -> None:
+def check_program(program: str) -> None:
     """An OptionError now, rather than a forfeit in every game, for a missing program."""
     found = os.path.isfile(program) and os.access(program, os.X_OK) if os.sep in program \
         else shutil.which(program)
@@ -311,7 +311,7 @@ class EngineAgent(Agent):
             raise OptionError(f"agent 'engine': cmd: {error}") from None
         if not self.argv:
             raise OptionError("agent 'engine' needs a command: engine(cmd=./my_engine)")
-        _check_program(self.argv[0])
+        check_program(self.argv[0])
         _check_log(self.options["log"])
         self.process: EngineProcess | None = None
         self.sent = 0
