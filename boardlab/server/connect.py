@@ -27,7 +27,7 @@ import uuid
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from ..agents import EngineFailure, make_agent
-from ..agents.external import _check_program as check_program
+from ..agents.external import check_program
 from ..core.errors import BoardlabError
 from ..core.registry import make
 from ..agents.search_state import state_from_view
