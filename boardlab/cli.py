@@ -421,6 +421,45 @@ def cmd_connect(args) -> int:
                    log=args.log, on_failure=args.on_failure)
 
 
+def cmd_soak(args) -> int:
+    """Durability (SIGKILL and restart) or concurrency (racing actions) soak of a server."""
+    from .server import soak
+    _interrupt_on_termination()          # SIGTERM ends it like Ctrl-C: the server is killed
+    if args.check == "durability":
+        if args.restarts < 1 or args.games < 1:
+            raise BoardlabError("--restarts and --games must be at least 1")
+        report = soak.durability(args.restarts, args.games, db=args.db, seed=args.seed)
+    else:
+        if args.trials < 1:
+            raise BoardlabError("--trials must be at least 1")
+        report = soak.concurrency(args.trials, seed=args.seed)
+    print(json.dumps(report, indent=1))
+    print("soak " + args.check + (": OK" if report["ok"] else ": FAILED"))
+    return 0 if report["ok"] else 1
+
+
+def _soak_parser(sub) -> None:
+    soak = sub.add_parser("soak", help="soak a real server: SIGKILL-and-restart durability, "
+                          "or two simultaneous actions for one seat",
+                          epilog="Runs `boardlab serve` on 127.0.0.1 as a child process in a "
+                          "temporary folder. Exit code 0 when every invariant held, 1 if not. "
+                          "See docs/server-protocol.md, Soak checks.")
+    checks = soak.add_subparsers(dest="check", required=True)
+    durable = checks.add_parser("durability", help="kill the server with SIGKILL and restart it "
+                                "while bot clients play; every acknowledged action must stay")
+    durable.add_argument("--restarts", type=int, default=200, help="kills and restarts "
+                         "(default 200)")
+    durable.add_argument("--games", type=int, default=4, help="games played at once, two "
+                         "WebSocket clients each (default 4)")
+    durable.add_argument("--db", help="database URL or SQLite file (default: a file in a "
+                         "temporary folder)")
+    durable.add_argument("--seed", type=int, help="seed of the bots and the kill times")
+    racing = checks.add_parser("concurrency", help="two connections of one seat send two "
+                               "different actions at one version; exactly one is accepted")
+    racing.add_argument("--trials", type=int, default=1000, help="trials (default 1000)")
+    racing.add_argument("--seed", type=int, help="seed of the moves chosen")
+
+
 def _connect_parser(sub) -> None:
     connect = sub.add_parser("connect", help="play a seat of a server game with an engine "
                              "(docs/engine-protocol.md)",
@@ -580,6 +619,7 @@ def build_parser() -> argparse.ArgumentParser:
     komi.add_argument("--json", action="store_true", help="print the result as JSON")
     _serve_parser(sub)
     _connect_parser(sub)
+    _soak_parser(sub)
     return parser
 
 
@@ -609,7 +649,7 @@ def main(argv=None) -> int:
                    "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel,
                    "match": cmd_match, "tournament": cmd_tournament,
                    "standings": cmd_standings, "serve": cmd_serve,
-                   "connect": cmd_connect}[args.command]
+                   "connect": cmd_connect, "soak": cmd_soak}[args.command]
         return handler(args)
     except BoardlabError as error:
         print(f"boardlab: error: {error}", file=sys.stderr)

@@ -1,0 +1,463 @@
+"""Soak checks of a real `boardlab serve`: durability under SIGKILL, and racing actions.
+
+``boardlab soak durability`` plays games between bot clients (two WebSocket clients per
+game, random legal moves) against a `boardlab serve` child process, kills the server with
+SIGKILL at random moments and starts it again on the same database (and port) many times.
+After each restart, every action a client got an ``ack`` for must be in its game's log at
+the version the ack named, the server must show the same history, and every log must
+replay. An action whose ack was lost at a kill may be in the log ("committed but
+unacknowledged", which *committed before acknowledged* allows); an acknowledged action
+missing, or a log that does not replay, is a failure.
+
+``boardlab soak concurrency`` runs one server and, in each trial, sends two different legal
+actions for the same seat at the same version on two connections holding the same token,
+at (nearly) the same moment: exactly one must be accepted.
+
+Both run only on 127.0.0.1, are bounded in time (every wait has a timeout), and always kill
+the server's process group and remove their temporary folder (on success, failure, Ctrl-C).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from contextlib import contextmanager
+from pathlib import Path
+
+import boardlab
+from boardlab.core.driver import GameDriver
+
+from ..core.errors import BoardlabError
+
+HOST = "127.0.0.1"
+SPEC = "carteso(size=5)"
+START_WAIT = 120.0            # seconds for a server to print its URL (a loaded machine)
+WAIT = 60.0                   # seconds for any one network answer: only bounds a stuck run
+
+
+class SoakError(BoardlabError):
+    """The soak could not run (a server that does not start, no client library)."""
+
+
+# The server as a child process -------------------------------------------------------------
+class ServerProcess:
+    """`boardlab serve` in its own process group, on 127.0.0.1, with output to files."""
+
+    def __init__(self, folder: Path, db: str):
+        self.folder, self.db = folder, db
+        self.process: subprocess.Popen | None = None
+        self.port = 0
+        self.url = ""
+        self.starts = 0
+
+    def start(self) -> str:
+        """Start it (on the last port when there was one, else any); return its http URL."""
+        ports = [self.port, 0] if self.port else [0]
+        last = ""
+        for port in ports:
+            try:
+                return self._start(port)
+            except SoakError as error:
+                last = str(error)
+        raise SoakError(last)
+
+    def _start(self, port: int) -> str:
+        self.starts += 1
+        out = self.folder / f"serve-{self.starts}.out"
+        err = self.folder / f"serve-{self.starts}.err"
+        with open(out, "w") as stdout, open(err, "w") as stderr:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "boardlab.cli", "serve", "--host", HOST, "--port",
+                 str(port), "--db", self.db], stdout=stdout, stderr=stderr,
+                stdin=subprocess.DEVNULL, cwd=self.folder, start_new_session=True)
+        deadline = time.monotonic() + START_WAIT
+        while time.monotonic() < deadline:
+            line = out.read_text().split("\n")[0] if out.exists() else ""
+            if line.startswith("boardlab server: open http://") and "(" in line:
+                self.url = line.split("open ")[1].split()[0]
+                self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
+                return self.url
+            code = self.process.poll()
+            if code is not None:
+                message = err.read_text().strip().splitlines()
+                self.process = None
+                raise SoakError("the server did not start: "
+                                + (message[-1] if message else f"exit code {code}"))
+            time.sleep(0.02)
+        self.kill()
+        raise SoakError(f"the server printed no URL in {START_WAIT:.0f} s")
+
+    def kill(self) -> None:
+        """SIGKILL its whole process group (the server and any worker processes)."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            self.process.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            pass
+        self.process = None
+
+
+@contextmanager
+def workspace(db: str | None):
+    """A temporary folder (removed at the end) and the database URL to use."""
+    from ..arena.storage import database_url
+    folder = Path(tempfile.mkdtemp(prefix="boardlab-soak-"))
+    try:
+        yield folder, database_url(db or str(folder / "soak.db"))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _libraries():
+    try:
+        import httpx
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import WebSocketException
+    except ImportError as error:            # pragma: no cover - installed with the server
+        raise SoakError(f"the soak needs the server's libraries: {error}") from None
+    return httpx, connect, WebSocketException
+
+
+def _ws(url: str) -> str:
+    return "ws://" + url.split("://", 1)[1]
+
+
+# Durability --------------------------------------------------------------------------------
+class Durability:
+    """The state shared by the bot clients and the killer."""
+
+    def __init__(self, restarts: int, tables: int, seed: int, out):
+        self.restarts, self.tables, self.out = restarts, tables, out
+        self.rng = random.Random(seed)
+        self.url = ""
+        self.up = asyncio.Event()
+        self.sent: dict[str, tuple[str, int, str, int]] = {}   # key -> game, seat, move, version
+        self.acked: dict[str, int] = {}                         # key -> version the ack named
+        self.games: list[str] = []
+        self.finished = 0
+        self.errors: list[str] = []
+        self.stopping = False
+        self.checked_finished: set[str] = set()     # checked after they were over
+
+    def error(self, text: str) -> None:
+        if len(self.errors) < 50:
+            self.errors.append(text)
+        else:
+            self.errors[-1] = f"... and more ({text})"
+
+    # the bot clients
+    async def table(self, index: int) -> None:
+        httpx, _, _ = _libraries()
+        rng = random.Random(self.rng.randrange(2 ** 31))
+        async with httpx.AsyncClient(timeout=WAIT) as client:
+            while not self.stopping:
+                await self.up.wait()
+                try:
+                    response = await client.post(self.url + "api/games",
+                                                 json={"spec": SPEC, "seats": ["human", "human"]})
+                except httpx.HTTPError:
+                    await asyncio.sleep(0.05)
+                    continue
+                if response.status_code != 201:
+                    self.error(f"create: {response.status_code} {response.text[:200]}")
+                    await asyncio.sleep(0.5)
+                    continue
+                game = response.json()
+                self.games.append(game["id"])
+                await asyncio.gather(*(self.seat(game, s["seat"], s["token"], rng)
+                                       for s in game["seats"]))
+                self.finished += not self.stopping
+
+    async def seat(self, game: dict, seat: int, token: str, rng: random.Random) -> None:
+        """Play ``seat`` until the game is over, reconnecting after every kill."""
+        _, connect, WebSocketException = _libraries()
+        gid, count = game["id"], 0
+        while not self.stopping:
+            await self.up.wait()
+            try:
+                async with connect(f"{_ws(self.url)}ws/{gid}?token={token}",
+                                   open_timeout=WAIT, close_timeout=1) as ws:
+                    acted = None
+                    while not self.stopping:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+                        kind = message["type"]
+                        if kind == "ack":
+                            key = message["key"]
+                            self.acked[key] = message["version"]
+                            if message["version"] != self.sent[key][3] + 1:
+                                self.error(f"{key}: acked at version {message['version']}, "
+                                           f"sent at {self.sent[key][3]}")
+                            continue
+                        if kind == "error":
+                            self.error(f"{gid} seat {seat}: {message}")
+                            await ws.send(json.dumps({"type": "sync"}))
+                            acted = None
+                            continue
+                        if kind not in ("sync", "update"):
+                            continue
+                        version, view = message["version"], message["view"]
+                        if view["terminal"]:
+                            return
+                        if view["seats"][seat] in view["acting"] and acted != version:
+                            acted, count = version, count + 1
+                            key = f"{gid}-{seat}-{count}"
+                            move = rng.choice(view["legal"])
+                            self.sent[key] = (gid, seat, move, version)
+                            await ws.send(json.dumps({"type": "action", "seat": seat,
+                                                      "move": move, "version": version,
+                                                      "key": key}))
+            except (OSError, WebSocketException, asyncio.TimeoutError, EOFError):
+                await asyncio.sleep(0.02)       # the server was killed: reconnect once it is up
+
+    # the checks
+    def check(self, store, client, ids) -> dict:
+        """Every acknowledged action of the games ``ids`` is in the log; the logs replay; the
+        server (when ``client`` is given) shows the same history."""
+        acked = dict(self.acked)                # snapshot before the logs are read
+        by_game: dict[str, list[str]] = {}
+        for key in acked:
+            by_game.setdefault(self.sent[key][0], []).append(key)
+        found = Counter()
+        for gid in ids:
+            row = store.game(gid)               # before the log: a finished game's log is whole
+            if row.status != "active":
+                found["finished"] += 1
+                self.checked_finished.add(gid)
+            log = store.log(gid)
+            where = {entry.key: i for i, entry in enumerate(log)}
+            for key in by_game.get(gid, []):
+                _, seat, move, _ = self.sent[key]
+                i = where.get(key)
+                if i is None or i != acked[key] - 1 or (log[i].seat, log[i].move) != (seat, move):
+                    found["missing"] += 1
+                    self.error(f"acknowledged {key} ({seat} {move} -> v{acked[key]}) "
+                               f"is not in the log as acknowledged (at {i})")
+            for entry in log:
+                if entry.key not in self.sent:
+                    found["phantom"] += 1
+                    self.error(f"{gid}: a logged action no client sent: {entry}")
+            try:
+                driver = GameDriver(boardlab.make(row.spec), seed=row.seed)
+                for entry in log:
+                    driver.submit(entry.seat, entry.move)
+            except Exception as error:          # noqa: BLE001 - reported, not raised
+                found["unreplayable"] += 1
+                self.error(f"{gid}: the log does not replay: {error}")
+                continue
+            if client is not None:
+                response = client.get(self.url + f"api/games/{gid}")
+                if response.status_code != 200:
+                    found["server_mismatch"] += 1
+                    self.error(f"{gid}: GET {response.status_code}")
+                    continue
+                shown = response.json()["view"]["history"]
+                moves = [entry.move for entry in log]
+                n = min(len(shown), len(moves))
+                if shown[:n] != moves[:n] or len(shown) < len(moves):
+                    found["server_mismatch"] += 1
+                    self.error(f"{gid}: the server shows {shown}, the log holds {moves}")
+            found["games"] += 1
+        return found
+
+
+def _ready(client, url: str) -> None:
+    """Wait until the server answers the lobby (it has loaded its games)."""
+    deadline = time.monotonic() + START_WAIT
+    while True:
+        try:
+            if client.get(url + "api/games?limit=1").status_code == 200:
+                return
+        except Exception:                       # noqa: BLE001 - not up yet
+            if time.monotonic() > deadline:
+                raise SoakError(f"the server at {url} does not answer") from None
+        time.sleep(0.02)
+
+
+async def _durability(state: Durability, server: ServerProcess, db: str, play: tuple) -> dict:
+    httpx, _, _ = _libraries()
+    from .store import Store
+    loop = asyncio.get_running_loop()
+    state.url = await loop.run_in_executor(None, server.start)
+    state.up.set()
+    store = Store(db)
+    tasks = [asyncio.create_task(state.table(i)) for i in range(state.tables)]
+    totals = Counter()
+    done = 0
+    started = time.monotonic()
+    try:
+        with httpx.Client(timeout=WAIT) as client:
+            await loop.run_in_executor(None, _ready, client, state.url)
+            for done in range(1, state.restarts + 1):
+                await asyncio.sleep(state.rng.uniform(*play))       # play, then a kill
+                for task in tasks:
+                    if task.done() and task.exception():
+                        raise task.exception()
+                state.up.clear()
+                server.kill()
+                state.url = await loop.run_in_executor(None, server.start)
+                state.up.set()
+                await loop.run_in_executor(None, _ready, client, state.url)
+                ids = [g for g in dict.fromkeys(state.games) if g not in state.checked_finished]
+                found = await loop.run_in_executor(None, state.check, store, client, ids)
+                totals["missing"] += found["missing"]
+                totals["phantom"] += found["phantom"]
+                totals["unreplayable"] += found["unreplayable"]
+                totals["server_mismatch"] += found["server_mismatch"]
+                if done % 10 == 0 or done == state.restarts or found["missing"]:
+                    print(f"restart {done}/{state.restarts}: {len(state.acked)} acknowledged, "
+                          f"{len(state.games)} games ({state.finished} finished), missing "
+                          f"{totals['missing']}, errors {len(state.errors)}, "
+                          f"{time.monotonic() - started:.0f} s", file=state.out, flush=True)
+    finally:
+        state.stopping = True
+        state.up.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        server.kill()
+    # the final check, with the server dead: every log against everything the clients saw
+    final = state.check(store, None, list(dict.fromkeys(state.games)))
+    committed = {entry.key for gid in dict.fromkeys(state.games) for entry in store.log(gid)}
+    store.dispose()
+    unacked = [key for key in state.sent if key not in state.acked]
+    return {
+        "restarts": done,
+        "server_starts": server.starts,
+        "port_kept": server.port,
+        "games": len(set(state.games)),
+        "games_finished": state.finished,
+        "actions_sent": len(state.sent),
+        "actions_acknowledged": len(state.acked),
+        "acknowledged_missing": totals["missing"] + final["missing"],
+        "committed_unacknowledged": sum(key in committed for key in unacked),
+        "sent_never_committed": sum(key not in committed for key in unacked),
+        "logged_actions": len(committed),
+        "phantom_actions": totals["phantom"] + final["phantom"],
+        "unreplayable_logs": totals["unreplayable"] + final["unreplayable"],
+        "server_history_mismatches": totals["server_mismatch"],
+        "errors": list(state.errors),
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def durability(restarts: int = 200, games: int = 4, db: str | None = None,
+               seed: int | None = None, play: tuple = (0.1, 1.5), out=None) -> dict:
+    """Run the durability soak; return its report (see the module's docstring)."""
+    _libraries()
+    out = out or sys.stdout
+    seed = random.randrange(2 ** 31) if seed is None else seed
+    with workspace(db) as (folder, url):
+        server = ServerProcess(folder, url)
+        state = Durability(restarts, games, seed, out)
+        try:
+            report = asyncio.run(_durability(state, server, url, play))
+        finally:
+            server.kill()
+    report["seed"] = seed
+    report["ok"] = (report["acknowledged_missing"] == 0 and report["phantom_actions"] == 0
+                    and report["unreplayable_logs"] == 0
+                    and report["server_history_mismatches"] == 0 and not report["errors"])
+    return report
+
+
+# Concurrency -------------------------------------------------------------------------------
+async def _reply(ws, key: str) -> dict:
+    """The ack or error for ``key`` (updates and other messages are skipped)."""
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+        if message["type"] in ("ack", "error") and message.get("key") == key:
+            return message
+
+
+async def _next_view(ws) -> dict:
+    """Ask for a sync and return it."""
+    await ws.send(json.dumps({"type": "sync"}))
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+        if message["type"] == "sync":
+            return message
+
+
+async def _concurrency(url: str, trials: int, seed: int, out) -> dict:
+    httpx, connect, _ = _libraries()
+    rng = random.Random(seed)
+    accepted = Counter()
+    refusals = Counter()
+    failures: list[str] = []
+    games = 0
+    started = time.monotonic()
+    trial = 0
+    async with httpx.AsyncClient(timeout=WAIT) as client:
+        while trial < trials:
+            response = await client.post(url + "api/games", json={
+                "spec": SPEC, "seats": ["human", "human"], "hotseat": True})
+            if response.status_code != 201:
+                raise SoakError(f"create: {response.status_code} {response.text[:200]}")
+            game, games = response.json(), games + 1
+            link = game["seats"][0]["link"]
+            async with connect(link, open_timeout=WAIT) as one, \
+                    connect(link, open_timeout=WAIT) as other:
+                view = await _next_view(one)
+                await _next_view(other)
+                while trial < trials and not view["view"]["terminal"]:
+                    version, legal = view["version"], view["view"]["legal"]
+                    seat = view["seat"]
+                    if len(legal) < 2:
+                        break                   # no two different moves: a new game
+                    first, second = rng.sample(legal, 2)
+                    trial += 1
+                    keys = (f"t{trial}-a", f"t{trial}-b")
+                    frames = [json.dumps({"type": "action", "seat": seat, "move": move,
+                                          "version": version, "key": key})
+                              for move, key in zip((first, second), keys)]
+                    await asyncio.gather(one.send(frames[0]), other.send(frames[1]))
+                    replies = await asyncio.gather(_reply(one, keys[0]),
+                                                   _reply(other, keys[1]))
+                    acks = sum(r["type"] == "ack" for r in replies)
+                    accepted[acks] += 1
+                    for r in replies:
+                        if r["type"] == "error":
+                            refusals[r["code"]] += 1
+                    view = await _next_view(one)
+                    if view["version"] != version + acks:
+                        failures.append(f"trial {trial}: version {view['version']} after "
+                                        f"{acks} accepted at {version}")
+                    if acks != 1 and len(failures) < 50:
+                        failures.append(f"trial {trial}: {acks} accepted: {replies}")
+                    if trial % 100 == 0 or trial == trials:
+                        print(f"trial {trial}/{trials}: accepted {dict(sorted(accepted.items()))}"
+                              f", {time.monotonic() - started:.0f} s", file=out, flush=True)
+    return {"trials": trial, "games": games, "accepted_histogram": dict(sorted(accepted.items())),
+            "refusals": dict(refusals), "failures": failures,
+            "seconds": round(time.monotonic() - started, 1)}
+
+
+def concurrency(trials: int = 1000, db: str | None = None, seed: int | None = None,
+                out=None) -> dict:
+    """Run the concurrency soak; return its report (see the module's docstring)."""
+    _libraries()
+    out = out or sys.stdout
+    seed = random.randrange(2 ** 31) if seed is None else seed
+    with workspace(db) as (folder, url):
+        server = ServerProcess(folder, url)
+        try:
+            base = server.start()
+            report = asyncio.run(_concurrency(base, trials, seed, out))
+        finally:
+            server.kill()
+    report["seed"] = seed
+    report["ok"] = (report["accepted_histogram"] == {1: trials} and not report["failures"])
+    return report
