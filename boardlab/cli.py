@@ -428,14 +428,18 @@ def cmd_soak(args) -> int:
     if args.check == "durability":
         if args.restarts < 1 or args.games < 1:
             raise BoardlabError("--restarts and --games must be at least 1")
-        report = soak.durability(args.restarts, args.games, db=args.db, seed=args.seed)
+        report = soak.durability(args.spec, args.restarts, args.games, db=args.db,
+                                 seed=args.seed)
     else:
         if args.trials < 1:
             raise BoardlabError("--trials must be at least 1")
-        report = soak.concurrency(args.trials, seed=args.seed)
+        report = soak.concurrency(args.spec, args.trials, seed=args.seed)
     print(json.dumps(report, indent=1))
     print("soak " + args.check + (": OK" if report["ok"] else ": FAILED"))
     return 0 if report["ok"] else 1
+
+
+SOAK_SPEC = "carteso(size=5)"     # a short two-seat game for the soak bots
 
 
 def _soak_parser(sub) -> None:
@@ -454,10 +458,14 @@ def _soak_parser(sub) -> None:
     durable.add_argument("--db", help="database URL or SQLite file (default: a file in a "
                          "temporary folder)")
     durable.add_argument("--seed", type=int, help="seed of the bots and the kill times")
+    durable.add_argument("--spec", default=SOAK_SPEC, help="the game the bots play, two "
+                         f"seats (default {SOAK_SPEC})")
     racing = checks.add_parser("concurrency", help="two connections of one seat send two "
                                "different actions at one version; exactly one is accepted")
     racing.add_argument("--trials", type=int, default=1000, help="trials (default 1000)")
     racing.add_argument("--seed", type=int, help="seed of the moves chosen")
+    racing.add_argument("--spec", default=SOAK_SPEC, help="the game played, two seats "
+                        f"(default {SOAK_SPEC})")
 
 
 def _connect_parser(sub) -> None:

@@ -49,7 +49,7 @@ def serve_processes(folder_marker: str) -> list[int]:
 def test_durability_keeps_every_acknowledged_action_across_sigkills():
     before = soak_folders()
     out = io.StringIO()
-    report = soak.durability(restarts=3, games=2, seed=5, out=out)
+    report = soak.durability("carteso(size=5)", restarts=3, games=2, seed=5, out=out)
     assert report["ok"], report
     assert report["restarts"] == 3 and report["server_starts"] >= 4
     assert report["acknowledged_missing"] == 0
@@ -68,7 +68,7 @@ def test_durability_keeps_every_acknowledged_action_across_sigkills():
 
 def test_concurrency_exactly_one_of_two_racing_actions_is_accepted():
     before = soak_folders()
-    report = soak.concurrency(trials=20, seed=3, out=io.StringIO())
+    report = soak.concurrency("carteso(size=5)", trials=20, seed=3, out=io.StringIO())
     assert report["ok"], report
     assert report["trials"] == 20 and report["accepted_histogram"] == {1: 20}
     assert report["failures"] == []

@@ -38,7 +38,6 @@ from boardlab.core.driver import GameDriver
 from ..core.errors import BoardlabError
 
 HOST = "127.0.0.1"
-SPEC = "carteso(size=5)"
 START_WAIT = 120.0            # seconds for a server to print its URL (a loaded machine)
 WAIT = 60.0                   # seconds for any one network answer: only bounds a stuck run
 
@@ -139,8 +138,8 @@ def _ws(url: str) -> str:
 class Durability:
     """The state shared by the bot clients and the killer."""
 
-    def __init__(self, restarts: int, tables: int, seed: int, out):
-        self.restarts, self.tables, self.out = restarts, tables, out
+    def __init__(self, spec: str, restarts: int, tables: int, seed: int, out):
+        self.spec, self.restarts, self.tables, self.out = spec, restarts, tables, out
         self.rng = random.Random(seed)
         self.url = ""
         self.up = asyncio.Event()
@@ -167,7 +166,7 @@ class Durability:
                 await self.up.wait()
                 try:
                     response = await client.post(self.url + "api/games",
-                                                 json={"spec": SPEC, "seats": ["human", "human"]})
+                                                 json={"spec": self.spec, "seats": ["human", "human"]})
                 except httpx.HTTPError:
                     await asyncio.sleep(0.05)
                     continue
@@ -353,7 +352,7 @@ async def _durability(state: Durability, server: ServerProcess, db: str, play: t
     }
 
 
-def durability(restarts: int = 200, games: int = 4, db: str | None = None,
+def durability(spec: str, restarts: int = 200, games: int = 4, db: str | None = None,
                seed: int | None = None, play: tuple = (0.1, 1.5), out=None) -> dict:
     """Run the durability soak; return its report (see the module's docstring)."""
     _libraries()
@@ -361,7 +360,7 @@ def durability(restarts: int = 200, games: int = 4, db: str | None = None,
     seed = random.randrange(2 ** 31) if seed is None else seed
     with workspace(db) as (folder, url):
         server = ServerProcess(folder, url)
-        state = Durability(restarts, games, seed, out)
+        state = Durability(spec, restarts, games, seed, out)
         try:
             report = asyncio.run(_durability(state, server, url, play))
         finally:
@@ -391,7 +390,7 @@ async def _next_view(ws) -> dict:
             return message
 
 
-async def _concurrency(url: str, trials: int, seed: int, out) -> dict:
+async def _concurrency(spec: str, url: str, trials: int, seed: int, out) -> dict:
     httpx, connect, _ = _libraries()
     rng = random.Random(seed)
     accepted = Counter()
@@ -403,7 +402,7 @@ async def _concurrency(url: str, trials: int, seed: int, out) -> dict:
     async with httpx.AsyncClient(timeout=WAIT) as client:
         while trial < trials:
             response = await client.post(url + "api/games", json={
-                "spec": SPEC, "seats": ["human", "human"], "hotseat": True})
+                "spec": spec, "seats": ["human", "human"], "hotseat": True})
             if response.status_code != 201:
                 raise SoakError(f"create: {response.status_code} {response.text[:200]}")
             game, games = response.json(), games + 1
@@ -445,8 +444,8 @@ async def _concurrency(url: str, trials: int, seed: int, out) -> dict:
             "seconds": round(time.monotonic() - started, 1)}
 
 
-def concurrency(trials: int = 1000, db: str | None = None, seed: int | None = None,
-                out=None) -> dict:
+def concurrency(spec: str, trials: int = 1000, db: str | None = None,
+                seed: int | None = None, out=None) -> dict:
     """Run the concurrency soak; return its report (see the module's docstring)."""
     _libraries()
     out = out or sys.stdout
@@ -455,7 +454,7 @@ def concurrency(trials: int = 1000, db: str | None = None, seed: int | None = No
         server = ServerProcess(folder, url)
         try:
             base = server.start()
-            report = asyncio.run(_concurrency(base, trials, seed, out))
+            report = asyncio.run(_concurrency(spec, base, trials, seed, out))
         finally:
             server.kill()
     report["seed"] = seed
