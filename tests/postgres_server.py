@@ -11,7 +11,9 @@ import pwd
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
+from contextlib import contextmanager
 
 
 def find_binaries() -> str | None:
@@ -74,3 +76,19 @@ class PostgresServer:
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", self.data, "-m", "immediate", "stop", check=False)
+
+
+@contextmanager
+def throwaway_postgres():
+    """A PostgreSQL server of its own for a test module (skips when none is installed)."""
+    import pytest
+    bindir = find_binaries()
+    if bindir is None:
+        pytest.skip("PostgreSQL server binaries are not installed (.ci/run installs them)")
+    root = tempfile.mkdtemp(prefix="boardlab-pg-", dir="/tmp")
+    server = PostgresServer(root, bindir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)

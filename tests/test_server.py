@@ -4,10 +4,8 @@ import asyncio
 import contextlib
 import json
 import pathlib
-import shutil
 import subprocess
 import sys
-import tempfile
 import warnings
 
 import pytest
@@ -24,7 +22,7 @@ from boardlab.server.messages import MAX_FRAME
 from boardlab.server.seats import token_hash
 from boardlab.server.store import Store
 
-from postgres_server import PostgresServer, find_binaries
+from postgres_server import throwaway_postgres
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SEED = 1987654321            # a seed no view may contain
@@ -340,14 +338,8 @@ def test_engines_cannot_be_started_through_the_server(client):
 # Persistence ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def postgres():
-    bindir = find_binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL server binaries are not installed (.ci/run installs them)")
-    root = tempfile.mkdtemp(prefix="boardlab-pg-", dir="/tmp")
-    server = PostgresServer(root, bindir).start()
-    yield database_url(server.url)
-    server.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    with throwaway_postgres() as server:
+        yield database_url(server.url)
 
 
 def test_a_game_resumes_at_the_same_version_and_position_in_a_new_app(db):

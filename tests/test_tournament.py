@@ -2,11 +2,9 @@
 import fcntl
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from boardlab.cli import main
 from boardlab.core.errors import BoardlabError
 from boardlab.core.record import check_record
 
-from postgres_server import PostgresServer, find_binaries
+from postgres_server import throwaway_postgres
 
 SMALL = "carteso(size=4)"
 
@@ -115,14 +113,8 @@ def test_small_tournament_on_sqlite(tmp_path):
 
 @pytest.fixture(scope="module")
 def postgres():
-    bindir = find_binaries()
-    if bindir is None:
-        pytest.skip("PostgreSQL server binaries are not installed (.ci/run installs them)")
-    root = tempfile.mkdtemp(prefix="boardlab-pg-", dir="/tmp")
-    server = PostgresServer(root, bindir).start()
-    yield server
-    server.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    with throwaway_postgres() as server:
+        yield server
 
 
 def test_small_tournament_on_postgresql(postgres, tmp_path):
