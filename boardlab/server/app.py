@@ -13,16 +13,19 @@ import os
 import re
 import socket
 from functools import lru_cache
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..agents.base import agents as agent_classes
 from ..core.errors import BoardlabError
 from ..core.game import Game
-from ..core.registry import make
+from ..core.registry import games as game_classes, make
 from .ai import Thinker
 from .live import MAX_SEED, Client, Clock, Hub, LiveGame
 from .messages import ProtocolError, parse
@@ -35,8 +38,8 @@ MAX_CLOCK = 30 * 86400       # seconds: a Fischer clock's base, and its incremen
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 CLOSE_REFUSED, CLOSE_TOO_SLOW = 4403, 4408
 
-PLACEHOLDER = ("<!doctype html><title>boardlab</title><p>boardlab server: the web app comes "
-               "next. The lobby API: <a href=\"/api/games\">/api/games</a>.</p>")
+STATIC = Path(__file__).parent / "static"      # the web app: plain ES modules, no build step
+AI_LEVELS = 5                                  # an AI seat's level N is mcts(level=N)
 
 
 class ApiError(Exception):
@@ -54,8 +57,50 @@ def game_of(spec: str) -> Game:
 
 
 # REST --------------------------------------------------------------------------------------
-async def home(request: Request) -> HTMLResponse:
-    return HTMLResponse(PLACEHOLDER)
+async def lobby_page(request: Request) -> FileResponse:
+    """/: the lobby (create a game, watch one)."""
+    return FileResponse(STATIC / "index.html")
+
+
+async def game_page(request: Request) -> FileResponse:
+    """/game/{id}: the board; the seat token travels in the fragment (#token=...)."""
+    return FileResponse(STATIC / "game.html")
+
+
+@lru_cache(maxsize=1)
+def catalog() -> dict:
+    """Every registered game with its declared options, and the agents an AI seat may be."""
+    listed = []
+    for cls in game_classes():
+        default = cls()
+        listed.append({"name": cls.name, "title": default.title or cls.name,
+                       "rules": default.rules_summary,
+                       "options": [_option(o, default.options[o.name])
+                                   for o in cls.declared_options if not o.analysis]})
+    agents = [{"name": cls.name, "description": cls.description,
+               "options": [_option(o, None if callable(o.default) else o.default)
+                           for o in cls.declared_options]}
+              for cls in agent_classes() if not cls.name.startswith("engine")]
+    return {"games": listed, "agents": agents,
+            "levels": [{"level": n, "agent": f"mcts(level={n})"}
+                       for n in range(1, AI_LEVELS + 1)]}
+
+
+def _option(option, default) -> dict:
+    return {"name": option.name, "type": option.type.__name__, "default": default,
+            "help": option.help, "choices": None if option.choices is None
+            else list(option.choices), "minimum": option.minimum, "maximum": option.maximum}
+
+
+async def show_catalog(request: Request) -> JSONResponse:
+    """GET /api/catalog: the games, their declared options, the agents and AI levels."""
+    return JSONResponse(catalog())
+
+
+async def show_facts(request: Request) -> JSONResponse:
+    """GET /api/facts?spec=SPEC: the declared facts of one configured game (the lobby's
+    seats, teams and rules once options are chosen); 400 bad_spec for a bad spec."""
+    return JSONResponse(_game(request.query_params.get("spec")).facts())
 
 
 async def create_game(request: Request) -> JSONResponse:
@@ -74,10 +119,12 @@ async def create_game(request: Request) -> JSONResponse:
     live = await _hub(request).create(game.spec, seats, seed, clock)
     listed = public_seats(game, seats)
     for seat, token in tokens.items():
-        listed[seat].update(token=token, link=_ws_url(request, live.id, token))
+        listed[seat].update(token=token, link=_ws_url(request, live.id, token),
+                            page=_page_url(request, live.id, token))
     return JSONResponse({"id": live.id, "spec": game.public_spec, "clock": clock,
                          "seats": listed,
-                         "watch": _ws_url(request, live.id), "api": _api_url(request, live.id)},
+                         "watch": _ws_url(request, live.id), "api": _api_url(request, live.id),
+                         "watch_page": _page_url(request, live.id)},
                         status_code=201)
 
 
@@ -130,7 +177,8 @@ async def join_game(request: Request) -> JSONResponse:
     finally:
         hub.release(live)
     return JSONResponse({"id": live.id, "seat": data["seat"], "token": token,
-                         "link": _ws_url(request, live.id, token)})
+                         "link": _ws_url(request, live.id, token),
+                         "page": _page_url(request, live.id, token)})
 
 
 async def api_error(request: Request, error: ApiError) -> JSONResponse:
@@ -218,6 +266,13 @@ def _ws_url(request: Request, game_id: str, token: str | None = None) -> str:
     return f"{base}/ws/{game_id}" + (f"?token={token}" if token else "")
 
 
+def _page_url(request: Request, game_id: str, token: str | None = None) -> str:
+    """The web page of a game: a seat's (the token in the fragment, never sent in a
+    request) or the spectators'."""
+    return f"{str(request.base_url).rstrip('/')}/game/{game_id}" + \
+        (f"#token={token}" if token else "")
+
+
 def _api_url(request: Request, game_id: str) -> str:
     return f"{str(request.base_url).rstrip('/')}/api/games/{game_id}"
 
@@ -297,7 +352,10 @@ def create_app(db_url: str, ai_processes: int | None = None,
         finally:
             await app.state.hub.close()
 
-    routes = [Route("/", home), Route("/api/games", create_game, methods=["POST"]),
+    routes = [Route("/", lobby_page), Route("/game/{game_id}", game_page),
+              Mount("/static", StaticFiles(directory=STATIC), name="static"),
+              Route("/api/catalog", show_catalog), Route("/api/facts", show_facts),
+              Route("/api/games", create_game, methods=["POST"]),
               Route("/api/games", list_games), Route("/api/games/{game_id}", show_game),
               Route("/api/games/{game_id}/record", game_record),
               Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
