@@ -1441,6 +1441,8 @@ def test_facts_rules_summary_and_notation_guide(spec):
     fixed = game.options["track"]
     assert board["symbols"] == ([None] + list(fixed) + [None] if fixed else [None] * (game.L + 2))
     assert ("end" in board["buttons"]) == (game.options["actions_per_turn"] > 1)
+    assert set(board["legend"]) == set(game.alphabet)
+    assert all(set(entry) == {"label", "glyph"} for entry in board["legend"].values())
 
 
 def test_profiles_have_their_own_summaries():

@@ -13,9 +13,16 @@ fills the ``board`` block of each view in the same shape. Three kinds:
 ``track``
     description: ``{"kind", "cells": [space names, start first], "symbols": [symbol
     per cell or None], "pieces": {...}, "gestures": [...], "buttons": [...]}`` and
-    optionally ``"labels": {cell name: label}`` (``start``, ``boat``);
-    block: ``{"kind", "tokens": {seat name: [cell index per token]}, "hand": {...},
-    ...}``.
+    optionally ``"labels": {cell name: label}`` (``start``, ``boat``) and
+    ``"legend": {symbol code: {"label", "glyph"}}``, what each symbol (on a cell or
+    a card) stands for and one character to draw it with (``"H": {"label":
+    "hearts", "glyph": "♥"}``), for every code the game can use;
+    block: ``{"kind", "tokens": {seat name: [cell index per token]}, ...}`` plus
+    what lies on the table: ``symbols`` (per cell, when the description's are None
+    because each game deals its own), ``hand`` (seat name → cards by code, or only
+    a count where the viewer may not see them), ``pile`` (cards left), ``discard``
+    (cards by code), ``face_up`` (the upcoming cards lying face up, where the game
+    has such a row), ``actions_left`` (this turn) and ``discarding``.
 
 A **gesture** says how clicks make a move: ``{"name", "picks": [what each click
 picks: "cell", "piece", "card", "token", "number"], "template": "{0}{1}"}``. A
@@ -52,12 +59,39 @@ def grid(kind: str, width: int, height: int, cells: list[str], pieces: dict,
 
 
 def track(cells: list[str], symbols: list, pieces: dict, gestures: list[dict],
-          buttons: list[str]) -> dict:
-    """A track description (start first)."""
+          buttons: list[str], labels: dict | None = None,
+          legend: dict | None = None) -> dict:
+    """A track description (start first), with the ``labels`` of some cells (cell
+    name → label) and the ``legend`` of the symbols (code → ``{"label", "glyph"}``)
+    when given (see the module text).
+
+    >>> hearts = {"H": {"label": "hearts", "glyph": "♥"}}
+    >>> d = track(["0", "1", "2"], [None, "H", None], {}, [], [], labels={"0": "start"},
+    ...           legend=hearts)
+    >>> d["labels"], d["legend"]["H"]["glyph"]
+    ({'0': 'start'}, '♥')
+    >>> track(["0", "1"], [None, "X"], {}, [], [], legend=hearts)
+    Traceback (most recent call last):
+    ...
+    ValueError: the legend lacks symbols ['X']
+    """
     if len(cells) != len(symbols):
         raise ValueError("a track gives one symbol (or None) per cell")
-    return {"kind": "track", "cells": list(cells), "symbols": list(symbols),
-            "pieces": pieces, "gestures": gestures, "buttons": list(buttons)}
+    if labels and not set(labels) <= set(cells):
+        raise ValueError("track labels name cells not on the track")
+    if legend is not None:
+        unexplained = {s for s in symbols if s is not None} - set(legend)
+        if unexplained:
+            raise ValueError(f"the legend lacks symbols {sorted(unexplained)}")
+        if not all(set(entry) == {"label", "glyph"} for entry in legend.values()):
+            raise ValueError("a legend entry is {label, glyph}")
+    description = {"kind": "track", "cells": list(cells), "symbols": list(symbols),
+                   "pieces": pieces, "gestures": gestures, "buttons": list(buttons)}
+    if labels:
+        description["labels"] = dict(labels)
+    if legend is not None:
+        description["legend"] = {code: dict(entry) for code, entry in legend.items()}
+    return description
 
 
 def check_block(description: dict, block: dict) -> list[str]:
@@ -83,4 +117,8 @@ def check_block(description: dict, block: dict) -> list[str]:
         for seat, tokens in (block.get("tokens") or {}).items():
             if not all(isinstance(t, int) and 0 <= t < size for t in tokens):
                 problems.append(f"tokens of {seat} are off the track")
+        legend = description.get("legend")
+        dealt = {s for s in block.get("symbols") or [] if s is not None}
+        if legend is not None and not dealt <= set(legend):
+            problems.append(f"symbols {sorted(dealt - set(legend))} are not in the legend")
     return problems

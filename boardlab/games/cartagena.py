@@ -269,7 +269,8 @@ class Cartagena(Game):
 
         The symbols of the spaces are only given here when the ``track`` option
         fixes them; otherwise each seed deals its own track and the symbols are
-        in every view's board block (``symbols``), with None here.
+        in every view's board block (``symbols``), with None here. The legend names
+        each symbol the deal can use and gives it a glyph.
         """
         L = self.L
         cells = [str(x) for x in range(L + 2)]
@@ -285,9 +286,9 @@ class Cartagena(Game):
             gestures.append(boards.gesture("discard", ["card"], "discard {0}",
                                            "a card to discard down to the hand limit"))
         buttons = (["end"] if self.options["actions_per_turn"] > 1 else []) + ["pass"]
-        description = boards.track(cells, symbols, pieces, gestures, buttons)
-        description["labels"] = {"0": "start", str(L + 1): "boat"}
-        return description
+        return boards.track(cells, symbols, pieces, gestures, buttons,
+                            labels={"0": "start", str(L + 1): "boat"},
+                            legend=text.legend(self))
 
     def new_initial_state(self, seed=None) -> "CartagenaState":
         return CartagenaState(self, seed)

@@ -24,10 +24,23 @@ PIRATE_NAMES = {"S": "skull", "D": "dagger", "K": "key", "B": "bottle", "P": "pi
                 "H": "hat"}
 
 
+# One character for each symbol, drawable with common fonts (no emoji needed).
+SYMBOL_GLYPHS = {"H": "♥", "C": "♣", "D": "♦", "S": "♠"}
+PIRATE_GLYPHS = {"S": "☠", "D": "†", "K": "⚷", "B": "⚱", "P": "⌐", "H": "◠"}
+
+
 def symbol_names(game) -> dict[str, str]:
     """Each letter of ``game.alphabet`` with what it stands for."""
     names = SYMBOL_NAMES if game.alphabet[0] == "H" else PIRATE_NAMES
     return {letter: names[letter] for letter in game.alphabet}
+
+
+def legend(game) -> dict[str, dict]:
+    """The board description's legend: each letter of ``game.alphabet`` with its
+    name and a glyph to draw it with."""
+    glyphs = SYMBOL_GLYPHS if game.alphabet[0] == "H" else PIRATE_GLYPHS
+    return {letter: {"label": name, "glyph": glyphs[letter]}
+            for letter, name in symbol_names(game).items()}
 
 
 # The notation ---------------------------------------------------------------------------------
