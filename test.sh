@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Install everything (first time) and run the whole test suite on 2 processes.
+# Install everything (first time: Python packages into .venv and, as root, the Debian
+# packages the tests use) and run the whole test suite, browser tests included, on 2 processes.
 # Extra arguments go to pytest, e.g.  ./test.sh -k carteso
 set -euo pipefail
 cd "$(dirname "$0")"
+bash scripts/system-packages.sh
 bash scripts/setup-env.sh "[test]"
-exec .venv/bin/python -m pytest -n 2 -q "$@" tests
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup -q "$@" tests
