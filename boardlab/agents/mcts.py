@@ -188,6 +188,40 @@ class MCTS(Agent):
         action = pregame_hint(base, self.rng)
         if action is not None:
             return action
+        stats = self._search(base, view, budget, called)
+        return max(stats, key=lambda a: (stats[a][0], stats[a][1])) if stats else \
+            self.rng.choice(legal)
+
+    def analyse(self, view: dict, budget: dict | None = None) -> dict:
+        """How the position of ``view`` stands, by the same search as :meth:`act`.
+
+        ``{"estimate": {seat name: win chance 0..1}, "moves": [{"action", "visits",
+        "win"}]}``: each seat's mean return over the simulations and each searched
+        move's mean return for this seat (which acts), scaled from the game's
+        ``utility_bounds`` to 0..1; the moves most visited first.
+        """
+        called = time.perf_counter()
+        base = state_from_view(self.game, view, self.rng)
+        totals = [0.0] * self.game.num_seats
+        stats = self._search(base, view, budget, called, totals)
+        low, high = self.game.utility_bounds
+
+        def chance(value: float) -> float:
+            return round(min(1.0, max(0.0, (value - low) / (high - low))), 4)
+
+        done = max(self.iterations_done, 1)
+        moves = [{"action": action, "visits": visits, "win": chance(value / visits)}
+                 for action, (visits, value, _) in stats.items() if visits]
+        moves.sort(key=lambda move: (-move["visits"], -move["win"], move["action"]))
+        return {"estimate": {name: chance(total / done) for name, total in
+                             zip(self.game.seat_names, totals)}, "moves": moves}
+
+    def _search(self, base, view: dict, budget: dict | None, called: float,
+                totals: list | None = None) -> dict:
+        """Search from ``base`` within the budget; the root statistics of the legal
+        actions (``[visits, value, available]``). ``totals`` (per seat) gains every
+        simulation's returns."""
+        legal = view["legal_actions"]
         seconds, limit = self._limits(budget)
         deadline = called + seconds if seconds else None
         worlds = self._worlds(base, view)
@@ -198,7 +232,10 @@ class MCTS(Agent):
         while True:
             tree = done % len(worlds)
             state = sampler.sample() if self.resample and done else worlds[tree].clone()
-            self._iterate(roots[tree], state)
+            returns = self._iterate(roots[tree], state)
+            if totals is not None:
+                for seat, value in enumerate(returns):
+                    totals[seat] += value
             done += 1
             now = time.perf_counter() if deadline or done % CHECK_EVERY == 0 else 0.0
             if limit and done >= limit or deadline and now >= deadline:
@@ -208,9 +245,7 @@ class MCTS(Agent):
                 if settled(_pooled(roots, legal), legal, left):
                     break
         self.iterations_done = done
-        stats = {a: s for a, s in _pooled(roots, legal).stats.items() if a in legal}
-        return max(stats, key=lambda a: (stats[a][0], stats[a][1])) if stats else \
-            self.rng.choice(legal)
+        return {a: s for a, s in _pooled(roots, legal).stats.items() if a in legal}
 
     # Budgets -------------------------------------------------------------------------
     def _set_limits(self, given):
@@ -309,6 +344,7 @@ class MCTS(Agent):
             entry = node.stats[action]
             entry[0] += 1
             entry[1] += returns[mover]
+        return returns
 
 
 @register_agent

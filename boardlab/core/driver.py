@@ -4,7 +4,7 @@ A :class:`GameDriver` holds the state of one game and does what each front end
 would otherwise do its own way: who acts now, applying a move or a seat's
 commit in a simultaneous round, chance outcomes (drawn from the game's seed),
 undo to a given point (never across a reveal of hidden information or a draw
-of cards: the game's ``undo_floor``), resignation, forfeits with a reason,
+of cards: the game's ``undo_floor``), resignation, agreed draws, forfeits with a reason,
 clocks, and the record. It never prints and never waits: a caller asks and
 acts.
 
@@ -142,6 +142,12 @@ class GameDriver:
     def resign(self, seat: int) -> None:
         """``seat`` resigns, on its turn or not; its whole team loses."""
         self.state.resign(seat, out_of_turn=True)
+        self._log_clocks()
+
+    def agree_draw(self) -> None:
+        """The sides agree a draw: the game ends drawn (``State.agree_draw``; refused
+        with IllegalMoveError where the game allows none or is over)."""
+        self.state.agree_draw()
         self._log_clocks()
 
     def forfeit(self, seat: int, kind: str, reason: str) -> dict | None:

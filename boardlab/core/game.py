@@ -78,6 +78,9 @@ class Game:
     notation_guide: str = ""
     #: the configurations ``boardlab bench`` measures by default
     bench_specs: tuple[str, ...] = ()
+    #: the formats a finished game's record can be downloaded in ("json" always; a game
+    #: that lists "sgf" implements :meth:`sgf`)
+    record_formats: tuple[str, ...] = ("json",)
 
     def __init__(self, **options):
         self.options = resolve(self.declared_options, options, self.name)
@@ -140,6 +143,19 @@ class Game:
         raise BoardlabError(f"{self.spec} has no seat {seat}")
 
     @property
+    def agreed_draws(self) -> bool:
+        """Whether the sides may agree a draw (:meth:`State.agree_draw`): exactly two
+        sides, and a return of 0 for everybody within the utility bounds."""
+        low, high = self.utility_bounds
+        return len(self.teams) == 2 and low <= 0 <= high
+
+    def sgf(self, record: dict) -> str:
+        """The SGF text of a finished game's record (games listing "sgf" in
+        ``record_formats``)."""
+        raise BoardlabError(f"{self.spec} has no SGF form (its record formats: "
+                            f"{', '.join(self.record_formats)})")
+
+    @property
     def komi(self) -> KomiFacts | None:
         """Komi facts for the fair-komi finder, or None for a game without komi."""
         return None
@@ -165,6 +181,7 @@ class Game:
             "num_actions": self.num_actions, "max_game_length": self.max_game_length,
             "board": self.board_description(),
             "rules": self.rules_summary, "notation": self.notation_guide,
+            "record_formats": list(self.record_formats), "agreed_draws": self.agreed_draws,
         }
 
     # Sampling hidden information ----------------------------------------------
@@ -205,6 +222,9 @@ class Game:
 
 class State:
     """A position of a game. Mutable: :meth:`apply` changes it in place."""
+
+    #: the sides agreed a draw (:meth:`agree_draw`): the game is over, drawn
+    agreed_draw = False
 
     def __init__(self, game: Game, seed: int | None = None):
         self.game = game
@@ -267,6 +287,10 @@ class State:
         shared = envelope(self, seat)
         if "to_move" in own:               # the game names the mover its own way (a side)
             shared["to_move"] = own["to_move"]
+        if self.agreed_draw:               # whatever the game's own rules would say
+            shared.update(to_move=None, result={
+                "winners": [], "draw": True, "returns": self.returns(),
+                "scores": self.scores(), "reason": "agreement"})
         return {**shared, **{k: v for k, v in own.items() if k not in shared}}
 
     def _view(self, seat: int | None) -> dict:
@@ -290,6 +314,8 @@ class State:
         if not self.is_terminal():
             return []
         returns = self.returns()
+        if self.agreed_draw:
+            return []
         best = max(returns)
         if best <= min(returns):
             return []
@@ -299,6 +325,8 @@ class State:
         """Why the game ended (None while it runs)."""
         if not self.is_terminal():
             return None
+        if self.agreed_draw:
+            return "agreement"
         return "resignation" if self.resigned is not None else "the rules"
 
     def undo_floor(self) -> int:
@@ -409,7 +437,8 @@ class State:
     # Shared behaviour -------------------------------------------------------
     def current_player(self) -> int:
         """The seat to act, CHANCE, or TERMINAL (also after a resignation)."""
-        return TERMINAL if self.resigned is not None else self._current_player()
+        return TERMINAL if self.resigned is not None or self.agreed_draw else \
+            self._current_player()
 
     def returns(self) -> list[float]:
         """Per seat: +1 win, -1 loss, 0 draw (all 0 while the game runs).
@@ -417,11 +446,29 @@ class State:
         After a resignation the resigning seat's whole team loses and every
         other seat wins.
         """
+        if self.agreed_draw:
+            return [0.0] * self.game.num_seats
         if self.resigned is not None:
             team = self.game.team_of(self.resigned)
             return [-1.0 if self.game.team_of(seat) == team else 1.0
                     for seat in range(self.game.num_seats)]
         return self._returns()
+
+    def agree_draw(self) -> None:
+        """The sides agree a draw: the game ends, every return 0, reason "agreement".
+
+        Not a history entry (the moves stay the moves played; a record says
+        ``"agreed_draw": true``). Only in a game that allows it (``game.agreed_draws``)
+        and is not over; else IllegalMoveError, nothing changes. A game's own
+        ``winners()``/``end_reason()`` need not know: the view and the record take the
+        result from here.
+        """
+        reason = "the game is over" if self.is_terminal() else None if \
+            self.game.agreed_draws else "this game allows no agreed draw"
+        if reason:
+            raise IllegalMoveError(f"illegal move 'draw': {reason}", move="draw",
+                                   reason=reason)
+        self.agreed_draw = True
 
     def resign(self, seat: int | None = None, out_of_turn: bool = False) -> None:
         """A seat that may act (default: the first) resigns: the game ends, its team loses.

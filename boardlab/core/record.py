@@ -2,7 +2,10 @@
 
 A record is ``{"format": "boardlab-record/1", "game", "spec", "options",
 "seats", "players", "moves", "result"}``; ``moves`` holds every action in
-notation. Loading checks the format, replays every move and compares the
+notation. A game that ended in an agreed draw (``State.agree_draw``) has
+``"agreed_draw": true`` after its moves and the format ``boardlab-record/2``
+(version 1 has no agreed draws; a reader of version 2 reads both). Loading
+checks the format, replays every move (and the agreement) and compares the
 stored result; anything wrong raises :class:`RecordError` and nothing is
 half-loaded.
 """
@@ -16,9 +19,12 @@ from .game import State
 from .registry import make
 
 FORMAT = "boardlab-record/1"
+FORMAT_AGREED_DRAW = "boardlab-record/2"       # version 1 plus "agreed_draw"
+FORMATS = (FORMAT, FORMAT_AGREED_DRAW)
 
-def replay_moves(spec: str, moves, seed: int | None = 0) -> State:
-    """The state reached by playing ``moves`` (notation) from the start.
+def replay_moves(spec: str, moves, seed: int | None = 0, agreed_draw: bool = False) -> State:
+    """The state reached by playing ``moves`` (notation) from the start (then agreeing
+    a draw, with ``agreed_draw``).
 
     ``seed`` drives chance (deals, shuffles); games without chance ignore it.
     """
@@ -32,6 +38,8 @@ def replay_moves(spec: str, moves, seed: int | None = 0) -> State:
             reason = getattr(error, "reason", None) or str(error)
             raise IllegalMoveError(f"move {index + 1} (index {index}) {text!r} is illegal: "
                                    f"{reason}", move=text, index=index, reason=reason) from None
+    if agreed_draw:
+        state.agree_draw()
     return state
 
 
@@ -49,7 +57,7 @@ def result_of(state: State) -> dict | None:
     """The result part of a record, or None while the game is running."""
     if not state.is_terminal():
         return None
-    game, winners = state.game, state.winners()
+    game, winners = state.game, [] if state.agreed_draw else state.winners()
     teams = sorted({game.team_of(seat) for seat in winners})
     return {"returns": state.returns(),
             "winner": game.team_names[teams[0]] if len(teams) == 1 else None,
@@ -61,11 +69,14 @@ def to_record(state: State, players=None, seed: int | None = None, meta=None) ->
     game = state.game
     if seed is None:
         seed = state.seed
-    record = {"format": FORMAT, "game": game.name, "spec": game.spec,
+    record = {"format": FORMAT_AGREED_DRAW if state.agreed_draw else FORMAT,
+              "game": game.name, "spec": game.spec,
               "options": game.options, "seats": list(game.seat_names),
               "players": list(players) if players else None,
               "moves": state.history_text(), "result": result_of(state),
               "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if state.agreed_draw:
+        record["agreed_draw"] = True
     if seed is not None:
         record["seed"] = seed
     if meta:
@@ -92,8 +103,13 @@ def check_record(record) -> State:
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
     version = record.get("format")
-    if version != FORMAT:
-        raise RecordError(f"unknown record format {version!r} (this boardlab reads {FORMAT!r})")
+    if version not in FORMATS:
+        raise RecordError(f"unknown record format {version!r} (this boardlab reads "
+                          f"{' and '.join(map(repr, FORMATS))})")
+    agreed = record.get("agreed_draw", False)
+    if not isinstance(agreed, bool) or agreed and version == FORMAT:
+        raise RecordError(f"record field 'agreed_draw' must be true or false (and only in "
+                          f"{FORMAT_AGREED_DRAW!r})")
     for key, kind in (("spec", str), ("moves", list)):
         if not isinstance(record.get(key), kind):
             raise RecordError(f"record field {key!r} is missing or not a {kind.__name__}")
@@ -107,7 +123,7 @@ def check_record(record) -> State:
         if not isinstance(record.get(key, {}), (dict, type(None))):
             raise RecordError(f"record field {key!r} must be an object")
     try:
-        state = replay_moves(record["spec"], record["moves"], seed)
+        state = replay_moves(record["spec"], record["moves"], seed, agreed_draw=agreed)
     except BoardlabError as error:
         raise RecordError(f"record does not replay: {error}") from None
     except Exception as error:          # whatever else a hand-edited record can provoke

@@ -5,16 +5,23 @@ the seat's view with its budget), so it travels to a worker process unchanged.
 The agent is made afresh for every move from a seed derived from the game's
 seed, the seat and the version: after a restart the same request is asked
 again and gives the same move.
+
+An analysis (:func:`analyse`) runs the MCTS search of one position in the same
+workers and answers with its estimate and most visited moves in notation.
 """
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import secrets
 from concurrent.futures import ProcessPoolExecutor
 
 from ..agents import make_agent
 from ..agents.base import load_agents_from, loaded_agent_sources
+from ..agents.mcts import ISMCTS, MCTS
 from ..core.registry import make
+
+ANALYSED_MOVES = 5         # the most visited moves an analysis lists
 
 
 def request(spec: str, agent: str, seat: int, seed: int, version: int, view: dict,
@@ -32,6 +39,30 @@ def choose(task: dict) -> int:
         return agent.act(task["view"], task["budget"])
     finally:
         agent.close()
+
+
+def analysis_request(spec: str, seat: int, view: dict, seconds: float) -> dict:
+    """An analysis of ``view`` (the acting ``seat``'s) for ``seconds``. The search's
+    seed is fresh (never derived from the game's)."""
+    return {"spec": spec, "seat": seat, "view": view, "seconds": seconds,
+            "seed": secrets.randbelow(2 ** 31)}
+
+
+def analyse(task: dict) -> dict:
+    """``{"estimate", "moves": [{"move", "visits", "win"}]}`` of an analysis request
+    (runs in a worker): MCTS where nothing is hidden, information-set MCTS otherwise."""
+    game = make(task["spec"])
+    searcher = MCTS if game.perfect_information else ISMCTS
+    agent = searcher(game, task["seat"], seed=task["seed"])
+    view = task["view"]
+    try:
+        found = agent.analyse(view, {"time": task["seconds"]})
+    finally:
+        agent.close()
+    notation = dict(zip(view["legal_actions"], view["legal"]))
+    return {"estimate": found["estimate"],
+            "moves": [{"move": notation[move["action"]], "visits": move["visits"],
+                       "win": move["win"]} for move in found["moves"][:ANALYSED_MOVES]]}
 
 
 class Thinker:
@@ -52,6 +83,12 @@ class Thinker:
         if self.pool is None:
             return await asyncio.to_thread(choose, task)
         return await asyncio.get_running_loop().run_in_executor(self.pool, choose, task)
+
+    async def analyse(self, task: dict) -> dict:
+        """The answer to an analysis request."""
+        if self.pool is None:
+            return await asyncio.to_thread(analyse, task)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, analyse, task)
 
     def close(self) -> None:
         if self.pool is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -27,7 +27,7 @@ from ..core.errors import BoardlabError
 from ..core.game import Game
 from ..core.registry import games as game_classes, make
 from .ai import Thinker
-from .live import MAX_SEED, Client, Clock, Hub, LiveGame
+from .live import MAX_SEED, Client, Clock, Hub, Limits, LiveGame, Window
 from .messages import ProtocolError, parse
 from .seats import SeatError, parse_seats, players, public_seats
 from .store import Store
@@ -36,7 +36,8 @@ MAX_BODY = 16384             # bytes of a REST request body
 MAX_SPEC = 500
 MAX_CLOCK = 30 * 86400       # seconds: a Fischer clock's base, and its increment
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
-CLOSE_REFUSED, CLOSE_TOO_SLOW = 4403, 4408
+CLOSE_REFUSED, CLOSE_TOO_SLOW, CLOSE_FLOODING = 4403, 4408, 4429
+MAX_ANALYSIS = 5.0           # seconds an analysis may think
 
 STATIC = Path(__file__).parent / "static"      # the web app: plain ES modules, no build step
 AI_LEVELS = 5                                  # an AI seat's level N is mcts(level=N)
@@ -107,6 +108,7 @@ async def create_game(request: Request) -> JSONResponse:
     """POST /api/games: a new game; the answer holds each person's secret seat token."""
     data = await _body(request, required={"spec", "seats"},
                        optional={"seed", "hotseat", "clock"})
+    _count_create(request)
     game = _game(data["spec"])
     seed = _seed(data.get("seed"))
     clock = _clock(data.get("clock"))
@@ -126,6 +128,21 @@ async def create_game(request: Request) -> JSONResponse:
                          "watch": _ws_url(request, live.id), "api": _api_url(request, live.id),
                          "watch_page": _page_url(request, live.id)},
                         status_code=201)
+
+
+def _count_create(request: Request) -> None:
+    """At most ``creates_per_minute`` games a minute per client address (429)."""
+    hub = _hub(request)
+    windows = request.app.state.creates
+    address = request.client.host if request.client else ""
+    window = windows.get(address)
+    if window is None:
+        if len(windows) > 10_000:               # forget idle addresses
+            windows.clear()
+        window = windows[address] = Window(hub.limits.creates_per_minute, 60.0, hub.clock)
+    if not window.allow():
+        raise ApiError(429, "rate_limited", f"at most {window.count} games a minute from "
+                       f"one address")
 
 
 async def list_games(request: Request) -> JSONResponse:
@@ -162,6 +179,53 @@ async def game_record(request: Request) -> JSONResponse:
                                "over")
             record = live.record(players(live.seats))
         return JSONResponse(record)
+    finally:
+        hub.release(live)
+
+
+async def game_sgf(request: Request) -> Response:
+    """GET /api/games/{id}/record.sgf: the record as SGF, for games whose facts list "sgf"
+    in ``record_formats`` (404 no_sgf otherwise), once the game is over (409 not_over)."""
+    hub, live = await _live(request)
+    try:
+        game = live.driver.game
+        if "sgf" not in game.record_formats:
+            raise ApiError(404, "no_sgf", f"this game's records come as "
+                           f"{', '.join(game.record_formats)}, not SGF")
+        async with live.lock:
+            if not live.over:
+                raise ApiError(409, "not_over", "the record is available once the game is "
+                               "over")
+            record = live.record(players(live.seats))
+        return Response(game.sgf(record), media_type="application/x-go-sgf",
+                        headers={"Content-Disposition":
+                                 f'attachment; filename="{live.id}.sgf"'})
+    finally:
+        hub.release(live)
+
+
+async def analyse_game(request: Request) -> JSONResponse:
+    """POST /api/games/{id}/analysis {"at": K, "seconds": S, "token": T}: a search of the
+    position after K history entries, from the acting seat's view. A finished game: any
+    K; a live one only with a token holding every seat, none of them an AI (403)."""
+    hub, live = await _live(request)
+    try:
+        data = await _body(request, required={"at"}, optional={"seconds", "token"})
+        at, seconds, token = data["at"], data.get("seconds", 1.0), data.get("token")
+        if isinstance(at, bool) or not isinstance(at, int) or at < 0:
+            raise ApiError(400, "bad_request", "'at' is a history length (an integer >= 0)")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
+                not 0 < seconds <= MAX_ANALYSIS:
+            raise ApiError(400, "bad_request", f"'seconds' is a number above 0 and at most "
+                           f"{MAX_ANALYSIS:g}")
+        if token is not None and not isinstance(token, str):
+            raise ApiError(400, "bad_request", "'token' is a seat token")
+        try:
+            answer = await live.analyse(at, float(seconds), token)
+        except ProtocolError as error:
+            status = {"forbidden": 403, "busy": 429}.get(error.code, 400)
+            raise ApiError(status, error.code, error.message) from None
+        return JSONResponse(answer)
     finally:
         hub.release(live)
 
@@ -290,7 +354,7 @@ async def game_socket(websocket: WebSocket) -> None:
         if live is not None:
             hub.release(live)
         return
-    client = Client(seats)
+    client = hub.client(seats)
     writer = hub.spawn(_write(websocket, client))
     try:
         await live.connect(client)
@@ -307,15 +371,31 @@ async def _refuse(websocket: WebSocket, code: str) -> None:
 
 
 async def _read(websocket: WebSocket, live: LiveGame, client: Client) -> None:
-    """Handle the client's frames until it leaves."""
+    """Handle the client's frames until it leaves; a frame over the flood limit is
+    refused (``rate_limited``), and a client that keeps flooding is closed (4429)."""
+    limits = _hub(websocket).limits
     while True:
         frame = await websocket.receive()
         if frame["type"] == "websocket.disconnect":
             return
+        if not client.admit():
+            if client.refused >= limits.refused_to_close:
+                await websocket.close(CLOSE_FLOODING)
+                return
+            client.send(ProtocolError("rate_limited", f"at most "
+                                      f"{limits.frames_per_second:g} messages a second: "
+                                      f"this one was dropped").to_json())
+            continue
         try:
             message = parse(frame.get("text", frame.get("bytes")))
             if message.type == "sync":
                 await live.sync(client, message.seat)
+            elif message.type == "chat":
+                await live.say(client, message)
+            elif message.type == "spectator_chat":
+                await live.spectator_chat(client, message.on)
+            elif message.type == "look":
+                await live.look(client, message.at)
             else:
                 await live.handle(client, message)
         except ProtocolError as error:
@@ -332,12 +412,14 @@ async def _write(websocket: WebSocket, client: Client) -> None:
 
 # The app ------------------------------------------------------------------------------------
 def create_app(db_url: str, ai_processes: int | None = None,
-               thinker: Thinker | None = None, clock: Clock | None = None) -> Starlette:
+               thinker: Thinker | None = None, clock: Clock | None = None,
+               limits: Limits | None = None) -> Starlette:
     """The server over the database at ``db_url`` (a SQLAlchemy URL).
 
     AI seats think in ``ai_processes`` worker processes (0: threads; default: the
     cores but one, at least one), or in the ``thinker`` given. ``clock`` is the
     server's time (``now()`` and ``async sleep(s)``; tests pass a fake one).
+    ``limits``: the flood limits (default ``Limits()``; ``Limits.off()`` for load checks).
     """
     store = Store(db_url)
     if ai_processes is None:
@@ -345,7 +427,8 @@ def create_app(db_url: str, ai_processes: int | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock)
+        app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits)
+        app.state.creates = {}                  # client address -> its create Window
         await app.state.hub.resume()
         try:
             yield
@@ -358,6 +441,8 @@ def create_app(db_url: str, ai_processes: int | None = None,
               Route("/api/games", create_game, methods=["POST"]),
               Route("/api/games", list_games), Route("/api/games/{game_id}", show_game),
               Route("/api/games/{game_id}/record", game_record),
+              Route("/api/games/{game_id}/record.sgf", game_sgf),
+              Route("/api/games/{game_id}/analysis", analyse_game, methods=["POST"]),
               Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
               WebSocketRoute("/ws/{game_id}", game_socket)]
     app = Starlette(routes=routes, lifespan=lifespan,
@@ -366,10 +451,10 @@ def create_app(db_url: str, ai_processes: int | None = None,
     return app
 
 
-def serve(host: str, port: int, db_url: str) -> int:
+def serve(host: str, port: int, db_url: str, limits: Limits | None = None) -> int:
     """Run the server until interrupted; print the URL to open once it listens."""
     import uvicorn
-    app = create_app(db_url)
+    app = create_app(db_url, limits=limits)
     sock = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     print(f"boardlab server: open http://{shown}:{sock.getsockname()[1]}/ (database "

@@ -11,8 +11,14 @@ time are written into the view's ``result``).
 Besides moves in notation and ``resign``, the log holds the server's own
 entries, which start with ``!``: ``!timeout`` (the seat's clock ran out: it
 forfeits, and its team loses), ``!undo N`` (back to the first N history
-entries, through the driver's undo) and ``!draw`` (a draw offer was accepted).
-A replay of the log performs them too, so it reproduces the game exactly.
+entries, through the driver's undo) and ``!draw`` (a draw offer was accepted:
+the driver's agreed draw). A replay of the log performs them too, so it
+reproduces the game exactly.
+
+Beside the log a game keeps its chat (stored, each message read only by the
+connections its channel reaches) and answers ``look`` (a connection's view of
+an earlier position, replayed on a copy). Every connection is rate-limited
+(:class:`Limits`).
 """
 from __future__ import annotations
 
@@ -21,7 +27,10 @@ import json
 import logging
 import secrets
 import time
+from collections import deque
 from concurrent.futures import BrokenExecutor
+from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -29,16 +38,85 @@ from ..core.driver import GameDriver, TimeControl, UndoError
 from ..core.errors import BoardlabError, IllegalMoveError, NotationError
 from ..core.registry import make
 from . import ai
-from .messages import Message, ProtocolError
+from .messages import Message, ProtocolError, chat_text
 from .seats import (AI, HUMAN, OPEN, SeatError, new_token, public_seats, seats_of,
                     token_hash)
-from .store import ACTIVE, OVER, Action, Conflict, Store
+from .store import ACTIVE, OVER, Action, ChatMessage, Conflict, Store
 
 log = logging.getLogger("boardlab.server")
 
 RESIGN = "resign"
 TIMEOUT, UNDO, DRAW = "!timeout", "!undo ", "!draw"
 MAX_SEED = 2 ** 31 - 1
+CHAT_SYNCED = 200          # the newest readable chat messages a sync carries
+CHAT_KEPT = 2000           # the newest chat messages a live game keeps in memory
+SPECTATOR = "spectator"    # the sender of a spectator's chat message
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's flood limits (None: no limit; see docs/server-protocol.md).
+
+    Every WebSocket frame takes a token from its connection's bucket
+    (``frames_per_second``, at most ``frames_burst`` saved up); a frame without one is
+    refused with ``rate_limited`` and dropped, and ``refused_to_close`` such refusals in
+    a row close the connection (code 4429). Chat: at most ``chat_messages`` per
+    connection in ``chat_seconds``. REST: at most ``creates_per_minute`` games created
+    per client address. ``analyses``: analyses running at once (then 429 ``busy``).
+    """
+
+    frames_per_second: float | None = 20.0
+    frames_burst: int = 40
+    refused_to_close: int = 200
+    chat_messages: int | None = 5
+    chat_seconds: float = 10.0
+    creates_per_minute: int | None = 30
+    analyses: int = 2
+
+    @classmethod
+    def off(cls) -> "Limits":
+        """No flood limits (for load checks); analyses stay capped."""
+        return cls(frames_per_second=None, chat_messages=None, creates_per_minute=None)
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up (on the server's clock)."""
+
+    def __init__(self, rate: float | None, burst: int, clock: "Clock"):
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens, self.at = float(burst), clock.now()
+
+    def take(self) -> bool:
+        """Take a token if there is one."""
+        if self.rate is None:
+            return True
+        now = self.clock.now()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Window:
+    """At most ``count`` events in any ``seconds`` (on the server's clock)."""
+
+    def __init__(self, count: int | None, seconds: float, clock: "Clock"):
+        self.count, self.seconds, self.clock = count, seconds, clock
+        self.times: deque[float] = deque()
+
+    def allow(self) -> bool:
+        """Count an event if the window has room for it."""
+        if self.count is None:
+            return True
+        now = self.clock.now()
+        while self.times and self.times[0] <= now - self.seconds:
+            self.times.popleft()
+        if len(self.times) >= self.count:
+            return False
+        self.times.append(now)
+        return True
 
 
 class Clock:
@@ -58,18 +136,13 @@ def time_control(clock: dict | None) -> TimeControl:
     return TimeControl(game=clock["base"], increment=clock["increment"])
 
 
-def drawable(game) -> bool:
-    """Whether the game allows an agreed draw: exactly two sides, and a return of 0
-    for everybody within its utility bounds."""
-    low, high = game.utility_bounds
-    return len(game.teams) == 2 and low <= 0 <= high
-
-
 def perform(driver: GameDriver, seat: int, move: str, used: float | None = None) -> None:
     """Play a logged move: notation, ``resign`` (on the seat's turn or not), or a
-    server entry the driver knows (``!timeout``, ``!undo N``); ``used`` seconds are
-    charged to the mover's clock. ``!draw`` is the caller's (the driver has no draws)."""
-    if move == TIMEOUT:
+    server entry (``!timeout``, ``!undo N``, ``!draw``); ``used`` seconds are
+    charged to the mover's clock."""
+    if move == DRAW:
+        driver.agree_draw()
+    elif move == TIMEOUT:
         driver.forfeit(seat, "time", "ran out of time")
         if driver.clocks[seat] is not None:
             driver.clocks[seat] = 0.0
@@ -90,11 +163,25 @@ class Client:
 
     MAX_BACKLOG = 256      # a client this far behind is dropped (it reconnects and syncs)
 
-    def __init__(self, seats: tuple[int, ...]):
+    def __init__(self, seats: tuple[int, ...], limits: Limits | None = None,
+                 clock: "Clock | None" = None):
         self.seats = seats
         self.focus = seats[0] if seats else None
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.dropped = False
+        self.spectator_chat = False             # a seat holder reads the spectators' chat
+        limits, clock = limits or Limits(), clock or Clock()
+        self.frames = TokenBucket(limits.frames_per_second, limits.frames_burst, clock)
+        self.chats = Window(limits.chat_messages, limits.chat_seconds, clock)
+        self.refused = 0                        # frames refused in a row for flooding
+
+    def admit(self) -> bool:
+        """Whether the next frame is within the flood limit (counts refusals in a row)."""
+        if self.frames.take():
+            self.refused = 0
+            return True
+        self.refused += 1
+        return False
 
     def seat_for(self, acting: list[int]) -> int | None:
         """The seat whose view this client gets: a held seat that acts now, else its focus."""
@@ -119,9 +206,11 @@ class LiveGame:
 
     def __init__(self, hub: "Hub", game_id: str, spec: str, seed: int, seats: list[dict],
                  actions: list[Action], clock: dict | None = None,
-                 rematch: str | None = None):
+                 rematch: str | None = None, chat: tuple[int, list[ChatMessage]] = (0, [])):
         self.hub, self.id, self.seed, self.seats = hub, game_id, seed, seats
         self.spec, self.clock, self.rematch = spec, clock, rematch
+        self.chat_count, kept = chat
+        self.chat: deque[ChatMessage] = deque(kept, maxlen=CHAT_KEPT)
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
         self.thinking: set[int] = set()
@@ -135,7 +224,6 @@ class LiveGame:
         """The driver and keys after replaying ``actions`` from the start."""
         self.driver = GameDriver(make(self.spec), seed=self.seed,
                                  time_control=time_control(self.clock))
-        self.drawn = False
         self.actions: list[Action] = []
         self.keys: dict[str, tuple[int, int]] = {}
         for action in actions:
@@ -146,13 +234,7 @@ class LiveGame:
         self._restart_turns()
 
     def _perform(self, seat: int, move: str, used: float | None = None) -> None:
-        if move == DRAW:
-            if self.over:
-                raise IllegalMoveError("illegal move 'draw': the game is over", move=move,
-                                       reason="the game is over")
-            self.drawn = True
-        else:
-            perform(self.driver, seat, move, used)
+        perform(self.driver, seat, move, used)
 
     def _logged(self, action: Action) -> None:
         self.actions.append(action)
@@ -166,33 +248,27 @@ class LiveGame:
 
     @property
     def over(self) -> bool:
-        return self.drawn or self.driver.over
+        return self.driver.over
 
     @property
     def timed(self) -> bool:
         return self.driver.time_control.game is not None
 
     def acting(self) -> list[int]:
-        return [] if self.drawn else self.driver.acting()
+        return self.driver.acting()
 
     def view(self, seat: int | None) -> dict:
-        """``driver.view(seat)``, with an agreed draw or a loss on time as its result."""
+        """``driver.view(seat)``, with a loss on time as its result's reason."""
         view = self.driver.view(seat)
-        if self.drawn:
-            view.update(terminal=True, to_move=None, acting=[], legal=[], legal_actions=[],
-                        result={"winners": [], "draw": True,
-                                "returns": [0.0] * self.driver.game.num_seats,
-                                "scores": self.driver.state.scores(), "reason": "agreement"})
-        elif view["result"] and (self.driver.forfeit_info or {}).get("kind") == "time":
+        if view["result"] and (self.driver.forfeit_info or {}).get("kind") == "time":
             view["result"] = {**view["result"], "reason": "time"}
         return view
 
     def record(self, players: list[str]) -> dict:
-        """The full record; an agreed draw is in ``result`` and ``meta.agreed_draw``."""
+        """The full record; an agreed draw replays as one (``agreed_draw``), and
+        ``meta.agreed_draw`` says it too."""
         record = self.driver.record(players=players, meta={"server_game": self.id})
-        if self.drawn:
-            record["result"] = {"returns": [0.0] * self.driver.game.num_seats,
-                                "winner": None, "scores": self.driver.state.scores()}
+        if self.driver.state.agreed_draw:
             record["meta"]["agreed_draw"] = True
         if self.clock:
             record["meta"]["clock"] = dict(self.clock)
@@ -223,9 +299,11 @@ class LiveGame:
 
     def _sync(self, client: Client, seat: int | None = None) -> None:
         seat = client.seat_for(self.acting()) if seat is None else seat
+        readable = [entry for entry in self.chat if self._reads(client, entry)]
         client.send({"type": "sync", "version": self.version, "seat": seat,
                      "seats": list(client.seats), "view": self.view(seat), "clock": self.clock,
-                     **self._extras()})
+                     **self._extras(),
+                     "chat": [self._chat_message(e) for e in readable[-CHAT_SYNCED:]]})
 
     def _extras(self) -> dict:
         """What sync and update messages carry beside the view: the standing draw offer
@@ -261,6 +339,134 @@ class LiveGame:
         text = json.dumps(message)
         for client in list(self.clients):
             client.send_text(text)
+
+    # Chat ---------------------------------------------------------------------------------
+    async def say(self, client: Client, message: Message) -> None:
+        """A chat message: stored, then sent to every connection its channel reaches
+        (``players``: seat holders; ``team``: the holders of the sender's team's seats;
+        ``spectators``: spectators, and seat holders who asked for it)."""
+        channel, seat = message.channel, message.seat
+        if seat is not None:
+            self._hold(client, seat)
+        elif client.seats:
+            raise ProtocolError("bad_message", "'chat' message: a seat holder names the "
+                                "seat that speaks (seat)")
+        if seat is None and channel != "spectators":
+            raise ProtocolError("forbidden", "spectators chat only on the spectators' "
+                                "channel")
+        game = self.driver.game
+        team = game.team_of(seat) if channel == "team" else None
+        if team is not None and len(game.teams[team]) < 2:
+            raise ProtocolError("bad_message", "the team channel is for games whose teams "
+                                "have several seats")
+        text = chat_text(message.text)
+        if not client.chats.allow():
+            raise ProtocolError("rate_limited", f"at most {client.chats.count} chat "
+                                f"messages in {client.chats.seconds:g} s")
+        async with self.lock:
+            entry = await self._store_chat(channel, team, SPECTATOR if seat is None
+                                           else self._name(seat), text)
+            text = json.dumps(self._chat_message(entry))
+            for other in list(self.clients):
+                if self._reads(other, entry):
+                    other.send_text(text)
+
+    async def _store_chat(self, channel: str, team: int | None, sender: str,
+                          text: str) -> ChatMessage:
+        """Store a chat message as the game's next one (lock held). When another server
+        process took that index first, load the chat again and take the next one."""
+        for _ in range(2):
+            entry = ChatMessage(self.chat_count, channel, team, sender, text,
+                                datetime.now(timezone.utc))
+            try:
+                await asyncio.to_thread(self.hub.store.add_chat, self.id, entry)
+            except Conflict:
+                count, kept = await asyncio.to_thread(self.hub.store.chat, self.id,
+                                                      CHAT_KEPT)
+                self.chat_count, self.chat = count, deque(kept, maxlen=CHAT_KEPT)
+                continue
+            except (BoardlabError, SQLAlchemyError) as error:
+                log.error("game %s: cannot store a chat message: %s", self.id, error)
+                break
+            self.chat_count += 1
+            self.chat.append(entry)
+            return entry
+        raise ProtocolError("server_error", "the chat message could not be stored; try "
+                            "again")
+
+    def _reads(self, client: Client, entry: ChatMessage) -> bool:
+        """Whether ``client`` may read a chat message (a player's chat never reaches a
+        spectator, a team's never the other team)."""
+        if entry.channel == "players":
+            return bool(client.seats)
+        if entry.channel == "team":
+            return any(self.driver.game.team_of(s) == entry.team for s in client.seats)
+        return not client.seats or client.spectator_chat
+
+    @staticmethod
+    def _chat_message(entry: ChatMessage) -> dict:
+        created = entry.created
+        if created.tzinfo is not None:
+            created = created.astimezone(timezone.utc).replace(tzinfo=None)
+        return {"type": "chat", "channel": entry.channel, "from": entry.sender,
+                "text": entry.text, "at": created.isoformat(timespec="seconds") + "Z"}
+
+    async def spectator_chat(self, client: Client, on: bool) -> None:
+        """A seat holder turns its reading of the spectators' chat on or off; a sync
+        follows (with the chat it may now read)."""
+        if not client.seats:
+            raise ProtocolError("forbidden", "spectators read the spectators' chat always")
+        async with self.lock:
+            client.spectator_chat = on
+            self._sync(client)
+
+    # Positions ------------------------------------------------------------------------------
+    async def look(self, client: Client, at: int) -> None:
+        """``client``'s view of the position after the first ``at`` history entries: the
+        view of its focus seat (a spectator's: ``view(None)``), as that seat saw it then."""
+        async with self.lock:
+            length = len(self.driver.state.history)
+            if not 0 <= at <= length:
+                raise ProtocolError("bad_message", f"'look' message: at is a history "
+                                    f"length from 0 to {length}")
+            seat = client.focus
+            view = self.view(seat) if at == length else self.state_at(at).view(seat)
+            client.send({"type": "position", "at": at, "view": view})
+
+    def state_at(self, at: int):
+        """A copy of the state after the first ``at`` history entries (replayed)."""
+        state = self.driver.game.new_initial_state(seed=self.seed)
+        for entry in self.driver.state.history[:at]:
+            state.replay_entry(entry)
+        if at == len(self.driver.state.history) and self.driver.state.agreed_draw:
+            state.agree_draw()
+        return state
+
+    # Analysis ---------------------------------------------------------------------------
+    async def analyse(self, at: int, seconds: float, token: str | None) -> dict:
+        """A search of the position after ``at`` history entries from its acting seat's
+        view, in the AI workers: any position of a finished game; of a running one only
+        for a token that holds every seat (a hotseat game with no AI)."""
+        async with self.lock:
+            length = len(self.driver.state.history)
+            if not 0 <= at <= length:
+                raise ProtocolError("bad_request", f"'at' is a history length from 0 to "
+                                    f"{length}")
+            if not self.over and len(self.seats_of(token)) < len(self.seats):
+                raise ProtocolError("forbidden", "a running game is analysed only with a "
+                                    "token that holds every seat (a hotseat game, no AI)")
+            state = self.state_at(at)
+            acting = [] if state.is_terminal() else state.acting_seats()
+            if not acting:                      # the end, or a chance node: nothing to search
+                low, high = self.driver.game.utility_bounds
+                returns = state.returns() if state.is_terminal() else None
+                return {"at": at, "seat": None, "moves": [], "estimate": None if
+                        returns is None else {name: (value - low) / (high - low) for
+                                              name, value in zip(self.driver.game.seat_names,
+                                                                 returns)}}
+            seat = acting[0]
+            task = ai.analysis_request(self.spec, seat, state.view(seat), seconds)
+        return {"at": at, "seat": self._name(seat), **await self.hub.analyse(task)}
 
     # Actions ----------------------------------------------------------------------------
     async def handle(self, client: Client, message: Message) -> None:
@@ -426,7 +632,7 @@ class LiveGame:
         team = game.team_of(seat)
         if self.over:
             raise ProtocolError("game_over", "the game is over")
-        if not drawable(game):
+        if not game.agreed_draws:
             raise ProtocolError("no_draw", "this game allows no agreed draw")
         if offer and self.offer is not None:
             raise ProtocolError("no_draw", "a draw offer stands: accept or decline it")
@@ -597,8 +803,11 @@ def _unclocked(view: dict) -> dict:
 class Hub:
     """The server's live games, over one store and one AI thinker."""
 
-    def __init__(self, store: Store, thinker: ai.Thinker, clock: Clock | None = None):
+    def __init__(self, store: Store, thinker: ai.Thinker, clock: Clock | None = None,
+                 limits: Limits | None = None):
         self.store, self.thinker, self.clock = store, thinker, clock or Clock()
+        self.limits = limits or Limits()
+        self.analysing = 0                      # analyses running now
         self.games: dict[str, LiveGame] = {}
         self.tasks: set[asyncio.Task] = set()
         self._loading = asyncio.Lock()
@@ -624,8 +833,9 @@ class Hub:
             if row is None:
                 return None
             actions = await asyncio.to_thread(self.store.log, game_id)
+            chat = await asyncio.to_thread(self.store.chat, game_id, CHAT_KEPT)
             return self._live(LiveGame(self, row.id, row.spec, row.seed, row.seats, actions,
-                                       row.clock, row.rematch))
+                                       row.clock, row.rematch, chat))
 
     def _live(self, game: LiveGame) -> LiveGame:
         self.games[game.id] = game
@@ -645,6 +855,22 @@ class Hub:
             except BoardlabError as error:
                 log.error("game %s does not replay from its log: %s", game_id, error)
         return loaded
+
+    async def analyse(self, task: dict) -> dict:
+        """Run an analysis in the AI workers (at most ``limits.analyses`` at once, else
+        ProtocolError ``busy``)."""
+        if self.analysing >= self.limits.analyses:
+            raise ProtocolError("busy", f"{self.analysing} analyses are running: try "
+                                f"again in a moment")
+        self.analysing += 1
+        try:
+            return await self.thinker.analyse(task)
+        finally:
+            self.analysing -= 1
+
+    def client(self, seats: tuple[int, ...]) -> Client:
+        """A new connection's client, under this server's limits and clock."""
+        return Client(seats, self.limits, self.clock)
 
     def release(self, game: LiveGame) -> None:
         """Forget a finished game nobody watches (it is loaded again when asked for)."""

@@ -15,6 +15,9 @@ MAX_FRAME = 4096           # bytes per client frame
 MAX_MOVE = 200             # characters of a move in notation
 MAX_INT = 2 ** 31 - 1
 KEY = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+MAX_CHAT = 500             # characters of a chat message (after control characters go)
+CHANNELS = ("players", "team", "spectators")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")    # all but tab and newline
 
 CODES = {
     "bad_message": "a frame that is not a valid message (JSON, type, fields)",
@@ -32,6 +35,8 @@ CODES = {
     "not_over": "a rematch is for a finished game",
     "no_seat": "the seat could not be given up (the server could not store it)",
     "duplicate_key": "the idempotency key was used for another seat's action",
+    "rate_limited": "too many messages (or chat messages) in a short time: the message "
+                    "was dropped",
     "server_error": "the server could not store the action; nothing changed",
 }
 
@@ -46,6 +51,9 @@ FIELDS = {
     "accept_draw": ({"seat": int, "key": str}, {}),
     "leave": ({"seat": int, "key": str}, {}),
     "rematch": ({}, {}),
+    "chat": ({"channel": str, "text": str}, {"seat": int}),
+    "spectator_chat": ({"on": bool}, {}),
+    "look": ({"at": int}, {}),
 }
 
 #: the first character of the server's own log entries (never of a client's move)
@@ -75,6 +83,19 @@ class Message:
     move: str | None = None
     version: int | None = None
     key: str | None = None
+    channel: str | None = None
+    text: str | None = None
+    on: bool | None = None
+    at: int | None = None
+
+
+def chat_text(text: str) -> str:
+    """A chat message's plain text: control characters (but newlines and tabs) removed,
+    surrounding blanks stripped; 1 to MAX_CHAT characters, else ProtocolError."""
+    text = CONTROL.sub("", text).strip()
+    if not 0 < len(text) <= MAX_CHAT:
+        raise ProtocolError("bad_message", f"a chat message has 1 to {MAX_CHAT} characters")
+    return text
 
 
 def parse(frame: str | bytes | None) -> Message:
@@ -113,6 +134,10 @@ def _check_value(kind: str, name: str, value, expected: type) -> None:
                             f">= 0")
     if expected is str and not isinstance(value, str):
         raise ProtocolError("bad_message", f"{kind!r} message: {name} must be a string")
+    if expected is bool and not isinstance(value, bool):
+        raise ProtocolError("bad_message", f"{kind!r} message: {name} must be true or false")
+    if name == "channel" and value not in CHANNELS:
+        raise ProtocolError("bad_message", f"a chat channel is one of {', '.join(CHANNELS)}")
     if name == "move" and not 0 < len(value) <= MAX_MOVE:
         raise ProtocolError("bad_message", f"a move has 1 to {MAX_MOVE} characters")
     if name == "move" and value.startswith(SERVER_ENTRY):

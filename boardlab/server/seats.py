@@ -18,6 +18,11 @@ from ..core.options import parse_spec
 
 HUMAN, AI, OPEN = "human", "ai", "open"
 MAX_AGENT_SPEC = 200
+#: the most an AI seat's agent options may ask for, by option name (a client must not
+#: make the server think for an hour a move): seconds a move, simulations a move, and
+#: states sampled up front. Levels (mcts(level=N)) always fit.
+AGENT_CAPS = {"time": 10.0, "iterations": 200_000, "determinizations": 64,
+              "worlds": 10_000}
 
 
 class SeatError(BoardlabError):
@@ -82,9 +87,15 @@ def check_agent(game: Game, seat: int, spec: str) -> str:
     try:
         if _is_engine(parse_spec(spec)[0]):
             raise SeatError("external engines cannot be started through the server")
-        make_agent(spec, game, seat, seed=0).close()
+        agent = make_agent(spec, game, seat, seed=0)
+        agent.close()
     except BoardlabError as error:
         raise SeatError(f"seat {seat}: {error}") from None
+    for name, cap in AGENT_CAPS.items():
+        value = agent.options.get(name)
+        if isinstance(value, (int, float)) and value > cap:
+            raise SeatError(f"seat {seat}: {name}={value} is over the server's cap of "
+                            f"{cap:g} for an AI seat")
     return spec.strip()
 
 

@@ -4,7 +4,8 @@ SQLite (a file) by default, PostgreSQL by URL. One row per game (its full spec,
 seed, seats, clock and status) and one row per accepted action (the seat, the
 move in notation or a server entry such as ``!undo 4``, the client's
 idempotency key, and the remaining clocks after it). A game's position is never
-stored: it is the replay of its actions. The tables are prefixed ``server_`` so
+stored: it is the replay of its actions. Chat messages have a table of their own
+(game, index, channel, team, sender, text, time). The tables are prefixed ``server_`` so
 that a database shared with the arena's tournaments keeps both apart.
 """
 from __future__ import annotations
@@ -52,12 +53,38 @@ actions = Table(
 )
 
 
+chat = Table(
+    "server_chat", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game_id", ForeignKey("server_games.id"), nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("channel", String(16), nullable=False),   # players, team or spectators
+    Column("team", Integer),                         # the team of a team message
+    Column("sender", String(64), nullable=False),    # a seat name, or "spectator"
+    Column("text", String(2000), nullable=False),
+    Column("created", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("game_id", "idx"),
+)
+
+
 class StoreError(BoardlabError):
     """The database refused or failed an operation."""
 
 
 class Conflict(StoreError):
     """Another writer appended the same action index or idempotency key first."""
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One stored chat message; ``team``: the team's index for the team channel."""
+
+    index: int
+    channel: str
+    team: int | None
+    sender: str
+    text: str
+    created: datetime
 
 
 @dataclass(frozen=True)
@@ -159,6 +186,29 @@ class Store:
         with self.engine.connect() as db:
             return [Action(row.seat, row.move, row.key, row.clocks)
                     for row in db.execute(query)]
+
+    def add_chat(self, game_id: str, message: ChatMessage) -> None:
+        """Store one chat message (Conflict when its index is taken)."""
+        try:
+            with self.engine.begin() as db:
+                db.execute(insert(chat).values(
+                    game_id=game_id, idx=message.index, channel=message.channel,
+                    team=message.team, sender=message.sender, text=message.text,
+                    created=message.created))
+        except IntegrityError as error:
+            raise Conflict(f"chat {message.index} of game {game_id}: "
+                           f"{_first_line(error)}") from None
+
+    def chat(self, game_id: str, limit: int) -> tuple[int, list[ChatMessage]]:
+        """How many chat messages the game has, and the newest ``limit`` in order."""
+        query = select(chat).where(chat.c.game_id == game_id) \
+            .order_by(chat.c.idx.desc()).limit(limit)
+        count = select(func.count()).where(chat.c.game_id == game_id)
+        with self.engine.connect() as db:
+            rows = list(db.execute(query))
+            total = db.execute(count).scalar()
+        return total, [ChatMessage(row.idx, row.channel, row.team, row.sender, row.text,
+                                   row.created) for row in reversed(rows)]
 
     def active_ids(self) -> list[str]:
         """The ids of the unfinished games, oldest first."""
