@@ -506,7 +506,7 @@ class CartagenaState(KernelState):
 
     def winners(self) -> list[int]:
         """The seats ranked first at the end; none when every seat ties (a draw)."""
-        if not self.is_terminal() or self.resigned is not None:
+        if not self.is_terminal() or self.resigned is not None or self.agreed_draw:
             return super().winners()
         first = self._first()
         return [] if len(first) == self.game.num_seats else first
@@ -526,8 +526,8 @@ class CartagenaState(KernelState):
         return {name: int(self.mine(p)[L + 1]) for p, name in enumerate(self.game.seat_names)}
 
     def end_reason(self) -> str | None:
-        if self.resigned is not None:
-            return "resignation"
+        if self.resigned is not None or self.agreed_draw:
+            return super().end_reason()
         return {0: None, K.OVER_WIN: "all tokens home", K.OVER_DEADLOCK: "deadlock",
                 K.OVER_CAP: "turn cap"}[int(self.buf[K.M_OVER])]
 
