@@ -429,6 +429,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
     async def lifespan(app: Starlette):
         app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits)
         app.state.creates = {}                  # client address -> its create Window
+        await app.state.hub.start()
         await app.state.hub.resume()
         try:
             yield

@@ -37,7 +37,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..core.driver import GameDriver, TimeControl, UndoError
 from ..core.errors import BoardlabError, IllegalMoveError, NotationError
 from ..core.registry import make
-from . import ai
+from . import ai, fanout
 from .messages import Message, ProtocolError, chat_text
 from .seats import (AI, HUMAN, OPEN, SeatError, new_token, public_seats, seats_of,
                     token_hash)
@@ -48,6 +48,7 @@ log = logging.getLogger("boardlab.server")
 RESIGN = "resign"
 TIMEOUT, UNDO, DRAW = "!timeout", "!undo ", "!draw"
 MAX_SEED = 2 ** 31 - 1
+LISTEN_WAIT = 30             # seconds a starting server waits for its LISTEN connection
 CHAT_SYNCED = 200          # the newest readable chat messages a sync carries
 CHAT_KEPT = 2000           # the newest chat messages a live game keeps in memory
 SPECTATOR = "spectator"    # the sender of a spectator's chat message
@@ -638,16 +639,24 @@ class LiveGame:
             raise ProtocolError("no_draw", "a draw offer stands: accept or decline it")
         if not offer and self.offer in (None, team):
             raise ProtocolError("no_draw", "no draw offer from the other side stands")
-        self.offer = team if offer else None
-        self._tell({"type": "draw", "version": self.version, "by": self._name(seat),
-                    "event": "offered" if offer else "declined",
-                    "draw_offer": game.team_names[team] if offer else None})
+        self._draw_event(seat, offer)
         other = [s for index, members in enumerate(game.teams) if index != team
                  for s in members]
         if offer and all(self.seats[s]["kind"] == AI for s in other):
-            self.offer = None                   # AI sides decline every offer
-            self._tell({"type": "draw", "version": self.version, "by": self._name(other[0]),
-                        "event": "declined", "draw_offer": None})
+            self._draw_event(other[0], False)   # AI sides decline every offer
+
+    def _draw_event(self, seat: int, offer: bool, announce: bool = True) -> None:
+        """``seat`` offered a draw (or declined one): tell every client, and the other
+        server processes (an offer is not stored: it stands until the next action)."""
+        game = self.driver.game
+        self.offer = game.team_of(seat) if offer else None
+        self._tell({"type": "draw", "version": self.version, "by": self._name(seat),
+                    "event": "offered" if offer else "declined",
+                    "draw_offer": game.team_names[self.offer] if offer else None})
+        if announce and self.hub.store.shared:
+            self.hub.spawn(asyncio.to_thread(
+                self.hub.store.announce, self.id,
+                f"draw:{'offered' if offer else 'declined'}:{seat}"))
 
     def _check_accept(self, seat: int) -> None:
         if self.offer is None or self.offer == self.driver.game.team_of(seat):
@@ -659,8 +668,9 @@ class LiveGame:
         try:
             await asyncio.to_thread(self.hub.store.append, self.id, self.version, action,
                                     status)
-        except Conflict:
-            self._rebuild(await asyncio.to_thread(self.hub.store.log, self.id))
+        except Conflict:                        # another server process appended first
+            self._rebuild(list(self.actions))
+            await self._catch_up_actions()
             raise ProtocolError("stale_version", "another server accepted an action first: "
                                 "sync and choose again") from None
         except (BoardlabError, SQLAlchemyError) as error:
@@ -668,6 +678,80 @@ class LiveGame:
             self._rebuild(list(self.actions))
             raise ProtocolError("server_error", "the action could not be stored; nothing "
                                 "changed") from None
+
+    # Other server processes (PostgreSQL) -------------------------------------------------
+    async def catch_up(self, what: str) -> None:
+        """Another server process changed this game: read the change from the database
+        and tell this process's clients. ``what``: ``action`` (new log entries),
+        ``seats`` (a seat taken or given up, a rematch), ``chat``, or a draw event
+        ``draw:offered:SEAT`` / ``draw:declined:SEAT``."""
+        async with self.lock:
+            if what == "action":
+                await self._catch_up_actions()
+            elif what == "seats":
+                await self._catch_up_seats()
+            elif what == "chat":
+                await self._catch_up_chat()
+            elif what.startswith("draw:"):
+                _, event, seat = what.split(":")
+                if seat.isdigit() and int(seat) < len(self.seats) and not self.over:
+                    self._draw_event(int(seat), event == "offered", announce=False)
+
+    async def _catch_up_actions(self) -> None:
+        """Apply the log entries another process appended; update every client (lock held)."""
+        actions = await asyncio.to_thread(self.hub.store.log, self.id)
+        if len(actions) <= self.version:
+            return
+        before, reset = len(self.driver.state.history), False
+        try:
+            for action in actions[self.version:]:
+                self._perform(action.seat, action.move)
+                if action.clocks is not None and self.timed:
+                    self.driver.clocks = [float(c) for c in action.clocks]
+                self._logged(action)
+                reset = reset or action.move.startswith(UNDO)
+        except Exception:                       # cannot happen with one log: start over
+            log.exception("game %s: the log does not extend this process's game", self.id)
+            self._rebuild(actions)
+            for client in list(self.clients):
+                self._sync(client)
+        else:
+            self._restart_turns(actions[-1].seat, reset=reset)
+            self._broadcast(before)
+        self.offer = None
+        self._schedule_ai()
+        self._arm()
+
+    async def _catch_up_seats(self) -> None:
+        row = await asyncio.to_thread(self.hub.store.game, self.id)
+        if row is None:
+            return
+        if row.rematch and row.rematch != self.rematch:
+            self.rematch = row.rematch
+            self._tell({"type": "rematch", "id": row.rematch})
+        if row.seats == self.seats:
+            return
+        self.seats = row.seats
+        for client in list(self.clients):
+            gone = [s for s in client.seats if self.seats[s]["kind"] == OPEN]
+            for seat in gone:                   # given up through the other process
+                client.seats = tuple(s for s in client.seats if s != seat)
+                if client.focus == seat:
+                    client.focus = client.seats[0] if client.seats else None
+                client.send({"type": "left", "seat": seat, "key": None,
+                             "seats": list(client.seats)})
+        self._tell({"type": "seats", "version": self.version,
+                    "seats": public_seats(self.driver.game, self.seats)})
+
+    async def _catch_up_chat(self) -> None:
+        count, kept = await asyncio.to_thread(self.hub.store.chat, self.id, CHAT_KEPT)
+        new = [entry for entry in kept if entry.index >= self.chat_count]
+        self.chat_count, self.chat = count, deque(kept, maxlen=CHAT_KEPT)
+        for entry in new:
+            text = json.dumps(self._chat_message(entry))
+            for client in list(self.clients):
+                if self._reads(client, entry):
+                    client.send_text(text)
 
     # Seats ------------------------------------------------------------------------------
     async def _leave(self, seat: int, key: str) -> None:
@@ -811,6 +895,32 @@ class Hub:
         self.games: dict[str, LiveGame] = {}
         self.tasks: set[asyncio.Task] = set()
         self._loading = asyncio.Lock()
+        self.listener: fanout.Listener | None = None
+
+    async def start(self) -> None:
+        """With a shared database (PostgreSQL), listen for the other server processes'
+        changes (fanout.py) before any game is loaded."""
+        if not self.store.shared:
+            return
+        self.listener = fanout.Listener(fanout.conninfo(self.store.engine), self._notice,
+                                        self._resync)
+        self.listener.start()
+        try:
+            await asyncio.wait_for(self.listener.ready.wait(), LISTEN_WAIT)
+        except asyncio.TimeoutError:
+            log.warning("no LISTEN connection after %d s: other server processes' moves "
+                        "reach this one's clients once it connects", LISTEN_WAIT)
+
+    async def _notice(self, game_id: str, what: str) -> None:
+        game = self.games.get(game_id)
+        if game is not None:                    # a game not in memory is read when loaded
+            await game.catch_up(what)
+
+    async def _resync(self) -> None:
+        """After a (re)connection of the listener: catch up on every game in memory."""
+        for game in list(self.games.values()):
+            for what in ("action", "seats", "chat"):
+                await game.catch_up(what)
 
     async def create(self, spec: str, seats: list[dict], seed: int | None,
                      clock: dict | None = None, game_id: str | None = None) -> LiveGame:
@@ -885,6 +995,8 @@ class Hub:
         return task
 
     async def close(self) -> None:
+        if self.listener is not None:
+            await self.listener.close()
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)

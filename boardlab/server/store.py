@@ -19,6 +19,7 @@ from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer,
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
+from . import fanout
 
 DEFAULT_DB = "boardlab-server.db"
 ACTIVE, OVER = "active", "over"
@@ -112,6 +113,20 @@ class Store:
         except (ArgumentError, SQLAlchemyError, ImportError) as error:
             raise StoreError(f"cannot open the database {self.safe_url}: "
                              f"{_first_line(error)}") from None
+        #: several server processes may share this database (PostgreSQL): every change
+        #: is announced to the others with NOTIFY in its own transaction (fanout.py)
+        self.shared = self.engine.dialect.name == "postgresql"
+
+    def _announce(self, db, game_id: str, what: str) -> None:
+        """Tell the other server processes, when the transaction ``db`` commits."""
+        if self.shared:
+            fanout.notify(db, game_id, what)
+
+    def announce(self, game_id: str, what: str) -> None:
+        """Tell the other server processes now (something not stored: a draw offer)."""
+        if self.shared:
+            with self.engine.begin() as db:
+                fanout.notify(db, game_id, what)
 
     def _add_new_columns(self) -> None:
         """Add the columns a database made by an older server lacks (all nullable)."""
@@ -155,6 +170,7 @@ class Store:
                                                   clocks=action.clocks, created=now))
                 db.execute(update(games).where(games.c.id == game_id)
                            .values(status=status, updated=now))
+                self._announce(db, game_id, "action")
         except IntegrityError as error:
             raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
 
@@ -163,6 +179,7 @@ class Store:
         with self.engine.begin() as db:
             db.execute(update(games).where(games.c.id == game_id)
                        .values(seats=seats, updated=_now()))
+            self._announce(db, game_id, "seats")
 
     def set_rematch(self, game_id: str, rematch_id: str) -> str:
         """Record the game's rematch unless one is recorded already; the rematch's id."""
@@ -171,6 +188,7 @@ class Store:
                               .where(games.c.rematch.is_(None))
                               .values(rematch=rematch_id, updated=_now()))
             if done.rowcount:
+                self._announce(db, game_id, "seats")
                 return rematch_id
             return db.execute(select(games.c.rematch).where(games.c.id == game_id)).scalar()
 
@@ -195,6 +213,7 @@ class Store:
                     game_id=game_id, idx=message.index, channel=message.channel,
                     team=message.team, sender=message.sender, text=message.text,
                     created=message.created))
+                self._announce(db, game_id, "chat")
         except IntegrityError as error:
             raise Conflict(f"chat {message.index} of game {game_id}: "
                            f"{_first_line(error)}") from None

@@ -1,0 +1,95 @@
+"""Several server processes over one PostgreSQL database: LISTEN/NOTIFY fan-out.
+
+Every process keeps the games its clients use in memory. When one of them
+commits something about a game (an action, a seat, a rematch, a chat line), the
+same transaction sends ``NOTIFY boardlab_server, '<origin> <game id> <what>'``;
+PostgreSQL delivers it to every listening process once the transaction commits,
+and only then. Each listener (this module) hands the notice to its hub, which
+reads the game's new rows from the database and tells its own clients. The
+database, not a broker of ours, orders a game's actions: the unique
+``(game, index)`` constraint lets exactly one process append action N, and the
+others find a :class:`~boardlab.server.store.Conflict` and catch up.
+
+A notice may be lost when the listening connection drops; the listener then
+reconnects and asks the hub to catch up on every game it holds.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from typing import Awaitable, Callable
+
+from sqlalchemy import text
+
+log = logging.getLogger("boardlab.server")
+
+CHANNEL = "boardlab_server"
+ORIGIN = secrets.token_hex(6)          # this process: its own notices are not news to it
+
+Handler = Callable[[str, str], Awaitable[None]]     # (game id, what) → catch up
+
+
+def notify(db, game_id: str, what: str) -> None:
+    """Within an open PostgreSQL transaction ``db``: tell the other processes, on
+    commit, that ``what`` changed in game ``game_id`` (``action``, ``seats``, ...)."""
+    db.execute(text("SELECT pg_notify(:channel, :payload)"),
+               {"channel": CHANNEL, "payload": f"{ORIGIN} {game_id} {what}"})
+
+
+def parse(payload: str) -> tuple[str, str] | None:
+    """``(game id, what)`` of another process's notice; None for our own or a bad one."""
+    parts = payload.split(" ")
+    if len(parts) != 3 or parts[0] == ORIGIN:
+        return None
+    return parts[1], parts[2]
+
+
+class Listener:
+    """LISTENs on the channel and hands every other process's notice to ``handle``;
+    ``resync`` is called after each connection (notices may have been missed)."""
+
+    def __init__(self, conninfo: str, handle: Handler, resync: Callable[[], Awaitable[None]]):
+        self.conninfo, self.handle, self.resync = conninfo, handle, resync
+        self.task: asyncio.Task | None = None
+        self.ready = asyncio.Event()           # set once LISTEN is in place
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        import psycopg
+        delay = 0.1
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(self.conninfo,
+                                                                 autocommit=True) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    delay = 0.1
+                    self.ready.set()
+                    await self.resync()         # what changed while nobody listened
+                    async for notice in conn.notifies():
+                        parsed = parse(notice.payload)
+                        if parsed is not None:
+                            try:
+                                await self.handle(*parsed)
+                            except Exception:           # one bad game never stops the rest
+                                log.exception("catching up on game %s failed", parsed[0])
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:          # the database went away: retry, slower
+                log.warning("LISTEN connection lost (%s); retrying in %.1f s", error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+    async def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+
+def conninfo(engine) -> str:
+    """The libpq connection string of a SQLAlchemy PostgreSQL engine."""
+    return engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
