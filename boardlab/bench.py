@@ -2,14 +2,23 @@
 
 Each game declares ``bench_specs`` (the configurations to measure) and
 ``bench_playouts(count, seed) -> moves``. A run is calibrated to last about
-``seconds``; the figure is the median of ``runs`` runs, on one thread.
-A second figure times the Python protocol (``legal_actions`` + ``apply``).
+``seconds``; the figure is the median of ``runs`` runs, on one thread, after a
+warm-up (compilation, caches) that is not timed. A second figure times the
+Python protocol (``legal_actions`` + ``apply``) and a third a search agent.
+
+Each measurement can be kept as one JSON object (:func:`measurement`), so that
+runs on different days and commits can be compared.
 """
 from __future__ import annotations
 
+import json
+import os
+import platform
 import random
 import statistics
+import subprocess
 import time
+from datetime import datetime, timezone
 
 from .core.registry import games, make
 
@@ -45,16 +54,37 @@ def bench_kernel(spec: str, seconds: float = 1.0, runs: int = 5, seed: int = 1) 
             "mean_length": statistics.mean(lengths), "runs": runs, "playouts_per_run": count}
 
 
-def bench_api(spec: str, seconds: float = 1.0, seed: int = 1) -> dict:
-    """Random games through the Python protocol (legal_actions + apply): moves/s."""
-    game, rng = make(spec), random.Random(seed)
-    moves, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+def _api_games(game, seconds: float, rng: random.Random) -> tuple[float, float, int]:
+    """Whole random games through the protocol for about ``seconds``:
+    (elapsed, CPU seconds of this process, moves)."""
+    moves, start, cpu = 0, time.perf_counter(), time.process_time()
+    while True:
         state = game.new_initial_state(seed=rng.randrange(2**31))
         while not state.is_terminal():
             state.apply(rng.choice(state.legal_actions()))
             moves += 1
-    return {"spec": game.spec, "api_moves_per_s": moves / (time.perf_counter() - start)}
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed, time.process_time() - cpu, moves
+
+
+def bench_api(spec: str, seconds: float = 1.0, runs: int = 5, seed: int = 1) -> dict:
+    """Random games through the Python protocol (legal_actions + apply).
+
+    After a warm-up of about a quarter of a run, ``runs`` runs of whole games,
+    each about ``seconds`` long: the median moves/s and its cost per move in µs, in
+    wall-clock time and in CPU time (the steadier figure on a busy machine).
+    """
+    game = make(spec)
+    _api_games(game, seconds / 4, random.Random(seed - 1))      # compile / warm up
+    rates, cpu_costs = [], []
+    for run in range(runs):
+        elapsed, cpu, moves = _api_games(game, seconds, random.Random(seed + run))
+        rates.append(moves / elapsed)
+        cpu_costs.append(1e6 * cpu / moves)
+    rate = statistics.median(rates)
+    return {"spec": game.spec, "api_moves_per_s": rate, "us_per_move": 1e6 / rate,
+            "cpu_us_per_move": statistics.median(cpu_costs), "runs": runs}
 
 
 def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int = 3,
@@ -77,3 +107,40 @@ def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int
         searcher.act(state.view(seat))
         rates.append(searcher.iterations_done / (time.perf_counter() - start))
     return {"spec": spec, "agent": agent, "sims_per_s": statistics.median(rates), "runs": runs}
+
+
+# What each mode measures: the result's key of its headline rate, and the rate's unit.
+RATES = {"kernel": ("playouts_per_s", "playouts/s"), "api": ("api_moves_per_s", "moves/s"),
+         "search": ("sims_per_s", "simulations/s")}
+
+
+def git_commit() -> str | None:
+    """The checked-out commit of the source tree (with ``-dirty`` if it has changes), or None."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                                text=True, timeout=10)
+        if commit.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=here, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def measurement(mode: str, result: dict, seconds: float, commit: str | None) -> dict:
+    """One benchmark figure as a JSON-ready object: what, how fast, when, where, on what."""
+    key, unit = RATES[mode]
+    return {"spec": result["spec"], "mode": mode, "rate": result[key], "unit": unit,
+            "runs": result["runs"], "seconds": seconds,
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "commit": commit, "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+            "python": platform.python_version(), "machine": platform.machine(),
+            "result": result}
+
+
+def append_json_line(path: str, record: dict) -> None:
+    """Append ``record`` to the JSON-lines file ``path``, one object per line."""
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(record, sort_keys=True) + "\n")

@@ -135,29 +135,42 @@ def cmd_play(args, extra) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import bench_api, bench_kernel, bench_search, default_specs
+    from .bench import (append_json_line, bench_api, bench_kernel, bench_search, default_specs,
+                        git_commit, measurement)
 
     if args.runs < 1:
         raise BoardlabError(f"--runs must be at least 1, not {args.runs}")
     if not 0 < args.seconds < math.inf:
         raise BoardlabError(f"--seconds must be a positive number, not {args.seconds:g}")
     specs = args.specs or default_specs()
+    commit = git_commit() if args.json_out else None
+
+    def keep(mode: str, result: dict) -> None:
+        """Append one figure to --json-out as soon as it is measured."""
+        if args.json_out:
+            append_json_line(args.json_out, measurement(mode, result, args.seconds, commit))
     if args.search:
         print(f"{args.search} simulations per second from the initial position, one thread, "
               f"median of {args.runs} runs of {args.seconds:g} s")
         for spec in specs:
             result = bench_search(spec, args.search, seconds=args.seconds, runs=args.runs)
+            keep("search", result)
             print(f"{spec:<40} {result['sims_per_s']:>12,.0f}", flush=True)
         return 0
-    print(f"random playouts, one thread, median of {args.runs} runs of ~{args.seconds:g} s")
+    print(f"random playouts, one thread, after a warm-up, median of {args.runs} runs of "
+          f"~{args.seconds:g} s")
     print(f"{'game':<40} {'playouts/s':>12} {'moves/s':>12} {'mean length':>12}"
-          f"{'  api moves/s' if args.api else ''}")
+          f"{'  api moves/s  us/move  cpu us/move' if args.api else ''}")
     for spec in specs:
         result = bench_kernel(spec, seconds=args.seconds, runs=args.runs)
+        keep("kernel", result)
         line = (f"{spec:<40} {result['playouts_per_s']:>12,.0f} "
                 f"{result['moves_per_s']:>12,.0f} {result['mean_length']:>12.1f}")
         if args.api:
-            line += f"  {bench_api(spec, seconds=args.seconds)['api_moves_per_s']:>11,.0f}"
+            api = bench_api(spec, seconds=args.seconds, runs=args.runs)
+            keep("api", api)
+            line += (f"  {api['api_moves_per_s']:>11,.0f} {api['us_per_move']:>8.2f} "
+                     f"{api['cpu_us_per_move']:>12.2f}")
         print(line, flush=True)
     return 0
 
@@ -174,7 +187,7 @@ def cmd_duel(args) -> int:
               flush=True)
 
     result = duel(args.spec, args.a, args.b, args.games, seed=args.seed, jobs=args.jobs,
-                  progress=progress)
+                  progress=progress, in_process=args.in_process)
     if live:
         print(file=sys.stderr)
     low, high = result["interval"]
@@ -238,7 +251,8 @@ def cmd_match(args) -> int:
         outcome = run_match(args.spec, participants, args.games, seed=args.seed,
                             time_control=_time_control(args), jobs=args.jobs, out_dir=out,
                             ray_address=args.ray, sprt=sprt, on_game=board,
-                            resume=args.resume, play=not args.report)
+                            resume=args.resume, play=not args.report, deals=args.deals,
+                            in_process=args.in_process)
     if not outcome.rows:
         print(f"no games in {out}/ yet: nothing to report")
         return 0
@@ -282,12 +296,13 @@ def cmd_tournament(args) -> int:
     store, tournament = _resumed_tournament(args) if args.resume else _new_tournament(args)
     game, name = tournament.game, tournament.name
     sides, kind = len(sides_of(game)), ratings_kind(game)
-    print(f"tournament {name!r}: {game.spec}, {len(tournament.games)} games, "
-          f"{len(tournament.pending())} to play; results in {store.safe_url}",
-          file=sys.stderr)
     try:
-        with LiveBoard(f"{name}", sides, kind) as board:
-            standings = tournament.run(args.jobs, args.ray, on_game=board)
+        with tournament.held():        # a second runner of it is refused, named the holder
+            print(f"tournament {name!r}: {game.spec}, {len(tournament.games)} games, "
+                  f"{len(tournament.pending())} to play; results in {store.safe_url}",
+                  file=sys.stderr)
+            with LiveBoard(f"{name}", sides, kind) as board:
+                standings = tournament.run(args.jobs, args.ray, on_game=board)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished games are stored; continue with\n  boardlab "
               f"tournament --resume {name} --db {args.db or store.url}", file=sys.stderr)
@@ -305,7 +320,8 @@ def _resumed_tournament(args):
     settings = (("a game", args.spec), ("agents", args.agents), ("--format", args.format),
                 ("--rounds", args.rounds), ("--seed", args.seed),
                 ("--max-actions", args.max_actions), ("--move-time", args.move_time),
-                ("--game-time", args.game_time), ("--increment", args.increment))
+                ("--game-time", args.game_time), ("--increment", args.increment),
+                ("--deals", args.deals), ("--in-process", args.in_process or None))
     given = [flag for flag, value in settings if value not in (None, [])]
     if given:
         raise BoardlabError(f"--resume takes the whole configuration from the database: "
@@ -327,7 +343,8 @@ def _new_tournament(args):
     config = tournament_config(args.spec, parse_participants(args.agents),
                                args.format or "round-robin", args.rounds or 1,
                                1 if args.seed is None else args.seed, _time_control(args),
-                               args.max_actions)
+                               args.max_actions, deals=args.deals,
+                               in_process=args.in_process)
     name = args.name or f"{make(args.spec).name}-{args.format or 'round-robin'}-" \
         f"{datetime.now():%Y%m%d-%H%M%S}"
     store = Store(args.db)
@@ -380,6 +397,18 @@ def _runner_options(parser, jobs: int = 1) -> None:
                         f"(default {jobs})")
     parser.add_argument("--ray", metavar="ADDRESS", help="play on a Ray cluster ('auto', "
                         "'ray://host:10001', or 'local' for a Ray instance on this machine)")
+    parser.add_argument("--deals", choices=["fresh", "duplicate"], help="fresh: every game "
+                        "its own chance seed (the default in games with hidden information); "
+                        "duplicate: the seat rotations of a pairing share one (see "
+                        "docs/arena.md for the risk)")
+    _in_process(parser)
+
+
+def _in_process(parser) -> None:
+    parser.add_argument("--in-process", action="store_true", help="run agents of your own "
+                        "(--agents-from) in this process also in games with hidden "
+                        "information, where they could read the real state (default: a "
+                        "process of their own; see docs/agents.md)")
 
 
 def cmd_komi(args, extra) -> int:
@@ -422,7 +451,7 @@ def cmd_connect(args) -> int:
 
 
 def cmd_soak(args) -> int:
-    """Durability (SIGKILL and restart) or concurrency (racing actions) soak of a server."""
+    """Durability, concurrency, secrets or load soak of a real server (a child process)."""
     from .server import soak
     _interrupt_on_termination()          # SIGTERM ends it like Ctrl-C: the server is killed
     if args.check == "durability":
@@ -430,24 +459,61 @@ def cmd_soak(args) -> int:
             raise BoardlabError("--restarts and --games must be at least 1")
         report = soak.durability(args.spec, args.restarts, args.games, db=args.db,
                                  seed=args.seed)
-    else:
+    elif args.check == "concurrency":
         if args.trials < 1:
             raise BoardlabError("--trials must be at least 1")
         report = soak.concurrency(args.spec, args.trials, seed=args.seed)
+    elif args.check == "secrets":
+        from .server.secrets_check import secrets
+        if min(args.cartagena, args.ctor) < 0 or args.cartagena + args.ctor < 1 or \
+                args.parallel < 1:
+            raise BoardlabError("--cartagena and --ctor must be at least 0 (one game in "
+                                "all), --parallel at least 1")
+        report = secrets([(_valid_specs(SECRETS_CARDS), args.cartagena),
+                          (_valid_specs(SECRETS_SQUARES), args.ctor)],
+                         parallel=args.parallel, seed=args.seed)
+    else:
+        from .server.loadbench import load
+        if args.games < 1 or args.seconds <= 0:
+            raise BoardlabError("--games must be at least 1 and --seconds above 0")
+        report = load(args.spec, args.games, args.seconds, db=args.db, seed=args.seed)
     print(json.dumps(report, indent=1))
     print("soak " + args.check + (": OK" if report["ok"] else ": FAILED"))
     return 0 if report["ok"] else 1
 
 
+def _valid_specs(specs: list[str]) -> list[str]:
+    """The specs of ``specs`` that make a game (not every profile takes every count)."""
+    import boardlab
+    valid = []
+    for spec in specs:
+        try:
+            boardlab.make(spec)
+        except BoardlabError:
+            continue
+        valid.append(spec)
+    return valid
+
+
 SOAK_SPEC = "carteso(size=5)"     # a short two-seat game for the soak bots
+LOAD_SPEC = "carteso(size=9)"     # the load benchmark's game
+#: the secrets check's games: hidden hands and a pile (every profile and player count) ...
+SECRETS_CARDS = [f"cartagena(profile={profile},players={players})"
+                 for players in range(2, 6) for profile in ("basic", "advanced", "original")]
+#: ... and secret squares with simultaneous team turns
+SECRETS_SQUARES = [
+    "ctor(size=8,teams=2v2,team_protocol=simultaneous,secret_squares=true,secret_count=1)",
+    "ctor(size=8,teams=3v3,team_protocol=simultaneous,secret_squares=true,secret_count=2)",
+    "ctor(size=8,secret_squares=true,secret_count=2)"]
 
 
 def _soak_parser(sub) -> None:
     soak = sub.add_parser("soak", help="soak a real server: SIGKILL-and-restart durability, "
-                          "or two simultaneous actions for one seat",
+                          "two simultaneous actions for one seat, secrets in every frame, "
+                          "or latencies under load",
                           epilog="Runs `boardlab serve` on 127.0.0.1 as a child process in a "
                           "temporary folder. Exit code 0 when every invariant held, 1 if not. "
-                          "See docs/server-protocol.md, Soak checks.")
+                          "See docs/server-checks.md.")
     checks = soak.add_subparsers(dest="check", required=True)
     durable = checks.add_parser("durability", help="kill the server with SIGKILL and restart it "
                                 "while bot clients play; every acknowledged action must stay")
@@ -466,6 +532,26 @@ def _soak_parser(sub) -> None:
     racing.add_argument("--seed", type=int, help="seed of the moves chosen")
     racing.add_argument("--spec", default=SOAK_SPEC, help="the game played, two seats "
                         f"(default {SOAK_SPEC})")
+    hidden = checks.add_parser("secrets", help="bots play games with hidden information; "
+                               "every frame each connection receives must hold only what its "
+                               "seat may know")
+    hidden.add_argument("--cartagena", type=int, default=1000, help="games with hidden hands "
+                        "and a pile, every profile and player count (default 1000)")
+    hidden.add_argument("--ctor", type=int, default=1000, help="games with secret squares and "
+                        "simultaneous team turns (default 1000)")
+    hidden.add_argument("--parallel", type=int, default=8, help="games played at once "
+                        "(default 8)")
+    hidden.add_argument("--seed", type=int, help="seed of the games and the bots")
+    loaded = checks.add_parser("load", help="many games at once for a while: latencies of "
+                               "acks and updates, errors, the server's peak memory")
+    loaded.add_argument("--games", type=int, default=200, help="games played at once, two "
+                        "WebSocket bots each (default 200)")
+    loaded.add_argument("--seconds", type=float, default=180, help="how long (default 180)")
+    loaded.add_argument("--db", help="database URL or SQLite file (default: a file in a "
+                        "temporary folder)")
+    loaded.add_argument("--spec", default=LOAD_SPEC, help="the game played, two seats "
+                        f"(default {LOAD_SPEC})")
+    loaded.add_argument("--seed", type=int, help="seed of the bots")
 
 
 def _connect_parser(sub) -> None:
@@ -538,9 +624,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--runs", type=int, default=5, help="runs per game; the median is "
                        "printed (default 5)")
     bench.add_argument("--seconds", type=float, default=1.0, help="length of one run in seconds (default 1)")
-    bench.add_argument("--api", action="store_true", help="also time the Python protocol")
+    bench.add_argument("--api", action="store_true", help="also time the Python protocol "
+                       "(legal_actions then apply): moves/s and microseconds a move")
     bench.add_argument("--search", metavar="AGENT", help="measure a search agent's "
                        "simulations/s instead, e.g. --search mcts")
+    bench.add_argument("--json-out", metavar="FILE", help="also append each figure to FILE "
+                       "as a JSON line (spec, mode, rate, runs, date, commit, load)")
     duel = sub.add_parser("duel", help="agent A against agent B, seats alternating, with "
                           "a 95%% interval (a long run, not a test)")
     duel.add_argument("spec", help="game spec, e.g. 'carteso(size=9)'")
@@ -550,6 +639,7 @@ def build_parser() -> argparse.ArgumentParser:
     duel.add_argument("--seed", type=int, default=1, help="seed of the first game; game i "
                       "uses seed+i (default 1)")
     _agents_from(duel)
+    _in_process(duel)
     duel.add_argument("--jobs", type=int, default=1, help="games played in parallel")
     match = sub.add_parser("match", help="agents or engines against each other, seats "
                            "rotating, every game saved as a record",
@@ -559,16 +649,16 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("spec", help="game spec, e.g. 'carteso(size=9)'")
     match.add_argument("agents", nargs="+", help="one agent per side (seat or team)")
     match.add_argument("--games", type=int, default=10, help="number of games (default 10)")
-    match.add_argument("--seed", type=int, default=1, help="chance seed of the first round "
-                       "of rotations (then +1 per round): each agent meets the same deals "
-                       "from every side")
+    match.add_argument("--seed", type=int, default=1, help="chance seed of the first game "
+                       "(then +1 per game; with --deals duplicate +1 per round of rotations, "
+                       "so that each agent meets the same deals from every side)")
     match.add_argument("--out", help="folder for the records (default "
                        "boardlab-matches/GAME-TIME)")
     match.add_argument("--sprt", metavar="ELO0,ELO1", help="stop when an SPRT on the first "
                        "agent decides (two sides), e.g. 0,10 (alpha=beta=0.05)")
     match.add_argument("--resume", action="store_true", help="go on with an interrupted "
                        "match: the games already in --out count, the rest are played (same "
-                       "spec, agents, --games and --seed)")
+                       "spec, agents, --games, --seed and --deals)")
     match.add_argument("--report", action="store_true", help="play nothing: the summary of "
                        "the games already in --out (safe while the match is still playing)")
     _runner_options(match)

@@ -119,7 +119,9 @@ def test_misbehaving_engine_forfeits_and_is_killed(mode, kind):
     assert result.record["meta"]["forfeit"] == result.forfeit
     assert result.record["moves"][-1] == "resign"
     check_record(result.record)
-    assert time.monotonic() - started < 8
+    # The engine was killed, not waited for: a hanging one sleeps 600 s. The bound only
+    # catches a stuck runner; a loaded machine stays far below it.
+    assert time.monotonic() - started < 300
     assert not _engine_children()
 
 
@@ -136,7 +138,7 @@ def test_children_of_a_hanging_engine_are_killed_too(tmp_path):
                                           "random"], seed=2, time_control=TimeControl(move=0.5))
     assert result.forfeit["kind"] == "timeout"
     child = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120              # a bound for a stuck kill only
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child)
@@ -170,13 +172,13 @@ def test_an_engine_that_exits_while_its_child_holds_the_output_forfeits_at_once(
     """The orphan keeps the pipe open, so no end of output comes: the runner must
     notice the exit itself, and stopping the reader must not wait for the orphan."""
     pidfile = tmp_path / "orphan.pid"
-    started = time.monotonic()
     try:
         result = run_game("carteso(size=4)", [f"engine(cmd={BAD} orphan {pidfile})", "random"],
                           seed=2, time_control=TimeControl(move=5))
         assert result.forfeit["kind"] == "crash", result.forfeit
         assert "exited with code 3" in result.forfeit["reason"]
-        assert time.monotonic() - started < 4
+        # The orphan holds the output open for 60 s: still alive, so nothing waited for it.
+        assert _alive(int(pidfile.read_text()))
     finally:
         if pidfile.exists():
             os.kill(int(pidfile.read_text()), 9)
@@ -194,15 +196,13 @@ def test_unread_output_is_capped(monkeypatch, line, overflows):
                                       f"import sys; sys.stdout.write({line + chr(10)!r} * "
                                       f"{count})"])
     try:
-        deadline = time.monotonic() + 20
-        while process.proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)
-        assert process.proc.poll() == 0 and process.buffered <= 64 * 1024
+        assert process.proc.wait(timeout=600) == 0      # a bound for a stuck writer only
+        assert process.buffered <= 64 * 1024
         taken, failure = 0, None
-        try:
-            while process._take(1.0) is not None:
+        try:                        # up to the end of the output, or the overflow marker
+            while process._take(120) is not None:
                 taken += 1
+                assert process.buffered <= 64 * 1024
         except EngineFailure as error:
             failure = error
         assert taken * (len(line) + 1) <= 64 * 1024

@@ -1,12 +1,16 @@
-"""`boardlab soak`: tiny runs of the durability and concurrency soaks against a real server.
+"""`boardlab soak`: tiny runs of the durability, concurrency, secrets and load checks
+against a real server.
 
-The real runs (200 restarts, 1,000 trials) are commands, not tests. These check the reports'
-invariants on a few restarts and trials; every wait in the soak has a generous timeout (a
-loaded 2-core machine) that only bounds a run that went wrong.
+The real runs (200 restarts, 1,000 trials, 2,000 checked games, 200 games for 3 minutes)
+are commands, not tests. These check the reports' invariants on a few restarts, trials and
+games, and that the secrets checker does catch a leak; every wait in the soak has a
+generous timeout (a loaded 2-core machine) that only bounds a run that went wrong. No test
+asserts a latency.
 """
 import io
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -16,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
+import boardlab
 from boardlab.cli import main
-from boardlab.server import soak
+from boardlab.core.driver import GameDriver
+from boardlab.server import loadbench, secrets_check, soak
 
 pytest.importorskip("httpx")
 pytest.importorskip("websockets.asyncio.client")
@@ -117,3 +123,148 @@ def test_an_interrupted_soak_kills_its_server_and_removes_its_folder():
         time.sleep(0.2)
     assert serve_processes(marker) == []
     assert marker not in soak_folders()
+
+
+# The secrets check --------------------------------------------------------------------------
+CARDS = ["cartagena(profile=basic,players=3)", "cartagena(profile=advanced,players=2)",
+         "cartagena(profile=original,players=4)", "cartagena(profile=original,players=5)"]
+SQUARES = ["ctor(size=8,teams=2v2,team_protocol=simultaneous,secret_squares=true,"
+           "secret_count=1)", "ctor(size=8,secret_squares=true,secret_count=2)"]
+
+
+def test_the_secrets_check_finds_no_leak_in_games_over_real_sockets():
+    before = soak_folders()
+    report = secrets_check.secrets([(CARDS, 6), (SQUARES, 4)], parallel=5, seed=11,
+                                   out=io.StringIO())
+    assert report["ok"], report
+    assert report["games"] == 10 and report["violations"] == 0 and report["errors"] == []
+    assert set(report["games_by_spec"]) == set(CARDS) | set(SQUARES)
+    assert report["frames"] > 100 and report["bytes_checked"] > report["frames"]
+    assert set(report["refusals"]) <= secrets_check.EXPECTED_REFUSALS
+    assert soak_folders() <= before
+
+
+def played(spec: str, seed: int, stop=None):
+    """A game of random legal moves (to the end, or until ``stop(driver)``), the frames the
+    server sends each seat and the spectator, and its record."""
+    driver = GameDriver(boardlab.make(spec), seed=seed)
+    seats = [None, *range(driver.game.num_seats)]
+    frames = {seat: [json.dumps({"type": "sync", "version": 0, "seat": seat,
+                                 "seats": [] if seat is None else [seat],
+                                 "view": driver.view(seat), "clock": None,
+                                 "draw_offer": None, "rematch": None, "chat": []})]
+              for seat in seats}
+    rng, version = random.Random(seed), 0
+    while not driver.over and not (stop and stop(driver)):
+        seat = driver.acting()[0]
+        before = len(driver.state.history)
+        driver.submit(seat, rng.choice(driver.view(seat)["legal"]))
+        version += 1
+        notes = driver.state.announcements(before)
+        for other in seats:
+            frames[other].append(update(driver, other, version, notes))
+    record = driver.record()
+    if not driver.over:                 # the record of a game stopped early: its moves so far
+        record["result"] = None
+    return driver, frames, record
+
+
+def update(driver, seat, version, notes, **extra):
+    return json.dumps({"type": "update", "version": version, "seat": seat,
+                       "view": {**driver.view(seat), **extra}, "announcements": notes,
+                       "draw_offer": None, "rematch": None})
+
+
+def kinds(report):
+    return {sample.split(":")[0] for sample in report["samples"]}
+
+
+def test_the_checker_passes_honest_frames_and_catches_a_hand_of_another_seat():
+    driver, frames, record = played("cartagena(profile=original,players=3)", 123456789,
+                                    stop=lambda d: len(d.state.history) >= 12 and
+                                    d.view(1)["hand"] != d.view(0)["hand"])
+    honest = secrets_check.check_frames(record, list(frames.items()))
+    assert honest["violations"] == {} and honest["frames"] == 4 * len(frames[0])
+    other_hand = driver.view(1)["hand"]
+    assert other_hand != driver.view(0)["hand"]       # seat 1's hand, seat 0 must not see
+    # seat 0's last update carries seat 1's hand in its view ...
+    version = len(frames[0]) - 1
+    leaked = {**frames, 0: frames[0][:-1] + [update(driver, 0, version, [],
+                                                    hand=other_hand)]}
+    report = secrets_check.check_frames(record, list(leaked.items()))
+    assert report["violations"].get("hidden") == 1, report
+    assert {"view", "hidden"} <= kinds(report)
+    # ... or beside it, in a field of its own
+    message = json.loads(frames[0][-1])
+    message["hand"] = other_hand
+    beside = {**frames, 0: frames[0][:-1] + [json.dumps(message)]}
+    report = secrets_check.check_frames(record, list(beside.items()))
+    assert {"keys", "hidden"} <= kinds(report) and "view" not in kinds(report)
+    # the seed in an error the spectator gets
+    error = json.dumps({"type": "error", "code": "bad_message",
+                        "message": f"seed {record['seed']}"})
+    seeded = {**frames, None: frames[None] + [error]}
+    report = secrets_check.check_frames(record, list(seeded.items()))
+    assert report["violations"] == {"hidden": 1}
+
+
+def test_the_checker_catches_a_team_mates_pending_pick_and_other_secret_squares():
+    spec = SQUARES[0]
+    driver, frames, record = played(spec, 987654321,
+                                    stop=lambda d: len(d.acting()) == 1 and
+                                    len(d.state.history) > 4)
+    assert secrets_check.check_frames(record, list(frames.items()))["violations"] == {}
+    mate = driver.acting()[0]                         # its team mate committed already
+    pending = driver.state.history_text()[-1]
+    assert ":" in pending and pending not in driver.view(mate)["history"]
+    version = len(frames[mate]) - 1
+    message = json.loads(frames[mate][-1])
+    message["view"]["history"][-1] = pending          # the pick shown before the round ends
+    shown = {**frames, mate: frames[mate][:-1] + [json.dumps(message)]}
+    report = secrets_check.check_frames(record, list(shown.items()))
+    assert {"view", "hidden"} <= kinds(report), report
+    # the other team's secret squares in the spectators' frame
+    squares = driver.view(2)["my_secret_squares"]
+    message = json.loads(frames[None][version])
+    message["view"]["my_secret_squares"] = squares
+    told = {**frames, None: frames[None][:version] + [json.dumps(message)]}
+    report = secrets_check.check_frames(record, list(told.items()))
+    assert {"view", "hidden"} <= kinds(report), report
+
+
+def test_the_secrets_command_checks_games_of_both_kinds(capsys):
+    assert main(["soak", "secrets", "--cartagena", "1", "--ctor", "1", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("soak secrets: OK")
+    report = json.loads(out[out.index("\n{") + 1:out.rindex("}") + 1])
+    assert report["games"] == 2 and report["violations"] == 0
+
+
+# The load benchmark -------------------------------------------------------------------------
+def test_the_load_benchmark_reports_latencies_and_no_errors():
+    before = soak_folders()
+    report = loadbench.load("carteso(size=5)", games=4, seconds=4, seed=2, out=io.StringIO())
+    assert report["ok"], report
+    assert report["errors"] == 0 and report["error_samples"] == []
+    assert report["actions"] > 0 and report["update_ms"]["count"] > 0
+    for name in ("ack_ms", "update_ms"):
+        p50, p95, p99 = (report[name][p] for p in ("p50", "p95", "p99"))
+        assert 0 < p50 <= p95 <= p99
+    assert report["server_peak_rss_mib"] > 0
+    assert isinstance(report["target_met"], bool)
+    assert soak_folders() <= before
+
+
+def test_percentiles_are_nearest_rank():
+    values = [float(v) for v in range(1, 101)]
+    assert loadbench.percentile(values, 0.5) == 50.0
+    assert loadbench.percentile(values, 0.95) == 95.0
+    assert loadbench.percentile(values, 0.99) == 99.0
+    assert loadbench.percentile(values, 1.0) == 100.0
+    assert loadbench.percentile([], 0.5) is None
+
+
+def test_bad_secrets_and_load_arguments_are_refused(capsys):
+    assert main(["soak", "secrets", "--cartagena", "0", "--ctor", "0"]) == 2
+    assert main(["soak", "load", "--games", "0"]) == 2
+    assert "at least 1" in capsys.readouterr().err

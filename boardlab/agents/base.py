@@ -4,7 +4,9 @@ An agent is made for one game and one seat. :meth:`Agent.act` receives that
 seat's view (plain data from ``state.view(seat)``: never hidden information)
 and an optional budget, and returns an action number from
 ``view["legal_actions"]``. It must not keep references that let it change
-the game.
+the game. Its ``game`` is the public game (:func:`public_game`): set-up options
+that would reveal hidden information (dealt hands, a deck order, secret squares)
+are left out, as in the view's ``spec``.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from ..core.game import Game
 from ..core.options import Option, parse_spec, resolve
 
 _AGENTS: dict[str, type["Agent"]] = {}
+_SOURCE: dict[str, str] = {}       # agent name -> the file or module that registered it
+_IMPORTING: list[str] = []         # the source being imported now (see _import)
 RESERVED = frozenset({"game", "seat", "seed", "self"})   # set by whoever makes the agent
 
 
@@ -59,7 +63,36 @@ def register_agent(cls):
         raise BoardlabError(f"agent name {cls.name!r} is taken (by {taken.__module__}."
                             f"{taken.__qualname__}): give {cls.__qualname__} another name")
     _AGENTS[cls.name] = cls
+    if _IMPORTING:
+        _SOURCE[cls.name] = _IMPORTING[-1]
     return cls
+
+
+def agent_source(spec: str) -> str | None:
+    """The file or module (``--agents-from``) that registered the agent of ``spec``;
+    None for an agent that comes with boardlab or was registered by the program itself."""
+    return _SOURCE.get(parse_spec(spec)[0])
+
+
+def public_game(game: Game) -> Game:
+    """The game as every seat may know it: ``make(game.public_spec)``.
+
+    An agent gets this game, never one made with set-up options that hide
+    information (Cartagena's ``hands``/``deck``, CTOR's ``secrets``). The public
+    game must describe the same game, only with less known: where it cannot be
+    made, or declares other facts (a set-up deck of another size changes the
+    length of a game), the agent gets ``game`` itself, as before, rather than a
+    game whose states cannot hold what the views show.
+    """
+    if game.public_spec == game.spec:
+        return game
+    from ..core.registry import make
+    try:
+        public = make(game.public_spec)
+    except OptionError:
+        return game
+    mine, theirs = game.facts(), public.facts()
+    return public if {**mine, "spec": None} == {**theirs, "spec": None} else game
 
 
 def agents() -> list[type[Agent]]:
@@ -68,7 +101,7 @@ def agents() -> list[type[Agent]]:
 
 
 def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Agent:
-    """An agent from a spec string such as ``random``."""
+    """An agent from a spec string such as ``random``, for the public game of ``game``."""
     name, raw = parse_spec(spec)
     if name not in _AGENTS:
         load_agents_from_env()
@@ -80,8 +113,9 @@ def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Age
     if reserved:
         raise OptionError(f"agent {name!r}: {reserved[0]!r} is not an agent option; the "
                           f"runner sets an agent's game, seat and seed (e.g. --seed)")
+    public = public_game(game)
     try:
-        agent = _AGENTS[name](game, seat, seed=seed, **raw)
+        agent = _AGENTS[name](public, seat, seed=seed, **raw)
     except OptionError as error:
         if str(error).startswith(f"agent {name!r}"):
             raise
@@ -122,6 +156,7 @@ def load_agents_from_env() -> None:
 
 
 def _import(key: str, shown: str) -> None:
+    _IMPORTING.append(key)           # the agents it registers come from ``key``
     try:
         if key.endswith(".py"):
             if not os.path.isfile(key):
@@ -150,3 +185,5 @@ def _import(key: str, shown: str) -> None:
             error.name == key.split(".")[0] else ""
         raise BoardlabError(f"cannot load agents from {shown}{line}: "
                             f"{type(error).__name__}: {error}{hint}") from None
+    finally:
+        _IMPORTING.pop()

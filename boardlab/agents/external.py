@@ -386,8 +386,12 @@ class EngineAgent(Agent):
             if word == "info":
                 continue
             if word != "move" or not rest.strip():
-                raise EngineFailure("garbage", f"expected 'move ...', got {line[:200]!r}")
+                self._unexpected(line)
             return self._parse_move(scratch, rest.strip(), texts, legal)
+
+    def _unexpected(self, line: str) -> None:
+        """A line other than ``info`` or ``move`` after ``go``: garbage."""
+        raise EngineFailure("garbage", f"expected 'move ...', got {line[:200]!r}")
 
     def _parse_move(self, scratch, text: str, texts: list[str], legal: list[int]) -> int:
         if text in texts:

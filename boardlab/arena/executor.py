@@ -1,7 +1,7 @@
 """Run many games: in this process, in a local process pool, or on a Ray cluster.
 
 A task is a plain dict (``spec``, ``players``, ``seed``, ``time_control``,
-``index``), so it travels to other processes and machines unchanged; the
+``index``, ``in_process``), so it travels to other processes and machines unchanged; the
 result is a plain dict too. :func:`execute` yields ``(task, result)`` as games
 finish, in any order; the caller stores them. Stopping early (an
 exception or Ctrl-C in the caller) cancels the games not yet started.
@@ -25,7 +25,8 @@ def play_task(task: dict, agents_from: tuple[str, ...] = ()) -> dict:
     load_agents_from(agents_from)
     control = TimeControl(**task.get("time_control", {}))
     result = run_game(task["spec"], task["players"], task["seed"], control,
-                      max_actions=task.get("max_actions"), meta=task.get("meta"))
+                      max_actions=task.get("max_actions"), meta=task.get("meta"),
+                      in_process=task.get("in_process", False))
     return {"returns": result.returns, "actions": result.actions, "record": result.record,
             "forfeit": result.forfeit, "seconds": result.seconds}
 

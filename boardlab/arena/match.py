@@ -1,10 +1,11 @@
 """Matches: agents on the sides in rotation, and the older two-agent ``duel``.
 
 Each agent only ever gets its own seat's view. :func:`run_match` plays the
-rotations of the participants over the sides, all rotations of a round with
-one chance seed (``seed``, ``seed + 1``, ... per round), and writes every
-record as soon as its game ends. :func:`duel` (``boardlab duel``) alternates
-two agents and gives game i the seed ``seed + i``.
+rotations of the participants over the sides, every game with a deal of its
+own (``seed + i``) in games with hidden information, else all rotations of a
+round with one chance seed (``seed``, ``seed + 1``, ... per round; ``deals``
+chooses), and writes every record as soon as its game ends. :func:`duel`
+(``boardlab duel``) alternates two agents and gives game i the seed ``seed + i``.
 """
 from __future__ import annotations
 
@@ -45,10 +46,11 @@ def _sides(game, a_first: bool):
 
 def _one(args):
     """A's score in one game of a duel, its length, and its forfeit (side 0 or 1, why)."""
-    spec, a, b, seed, index = args
+    spec, a, b, seed, index, in_process = args
     game = make(spec)
     sides = _sides(game, index % 2 == 0)
-    result = run_game(spec, [a if side == 0 else b for side in sides], seed)
+    result = run_game(spec, [a if side == 0 else b for side in sides], seed,
+                      in_process=in_process)
     mine = [r for r, side in zip(result.returns, sides) if side == 0]
     theirs = [r for r, side in zip(result.returns, sides) if side == 1]
     score = 0.5 if max(mine) == max(theirs) else 1.0 if max(mine) > max(theirs) else 0.0
@@ -68,15 +70,17 @@ def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, 
     return max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p))   # no float slip
 
 
-def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, progress=None):
-    """Agent A against agent B over ``games`` games, seats alternating.
+def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, progress=None,
+         in_process: bool = False):
+    """Agent A against agent B over ``games`` games, seats alternating (every game
+    with a deal of its own: game i has the chance seed ``seed + i``).
 
     Returns a dict with A's points (win 1, draw 0.5), rate, interval, mean length and
     ``forfeits``: per side (A, B), the games lost by a crash, a timeout or an illegal
-    action, with the first reason.
+    action, with the first reason. ``in_process``: see ``run_game``.
     """
     _sides(make(spec), True)                     # two sides, or a clear error now
-    tasks = [(spec, a, b, seed + i, i) for i in range(games)]
+    tasks = [(spec, a, b, seed + i, i, in_process) for i in range(games)]
     results = []
     if jobs > 1:
         with ProcessPoolExecutor(jobs, initializer=load_agents_from,
@@ -117,7 +121,8 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
               time_control: TimeControl | None = None, jobs: int = 1,
               out_dir: str | None = None, ray_address: str | None = None,
               sprt: Sprt | None = None, on_game=None, resume: bool = False,
-              play: bool = True) -> MatchOutcome:
+              play: bool = True, deals: str | None = None,
+              in_process: bool = False) -> MatchOutcome:
     """One participant per side, rotating over the sides game by game.
 
     Every record is written to ``out_dir`` as ``game-0001.json`` ... as soon as
@@ -127,12 +132,14 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
     checked) count as played and only the others are played; ``play=False``
     only counts them (a report, safe while the match is still being played).
     With ``sprt`` (two sides only) the match stops as soon as the test decides,
-    and ``stopped`` says which way.
+    and ``stopped`` says which way. ``deals`` and ``in_process``: see
+    ``tournament_config``.
     """
     if games < 1:
         raise BoardlabError(f"--games must be at least 1, not {games}")
     config = tournament_config(spec, participants, "match", rounds=1, seed=seed,
-                               time_control=time_control)
+                               time_control=time_control, deals=deals,
+                               in_process=in_process)
     game, names = make(config["game"]), list(participants)
     if sprt is not None and len(sides_of(game)) != 2:
         raise BoardlabError("an SPRT needs a game with two sides")
@@ -246,7 +253,8 @@ def _stored_result(task: dict, out_dir: str) -> dict | None:
             (make(task["spec"]).spec, task["players"], task["seed"]):
         raise BoardlabError(f"cannot resume: {path} is a game of another match "
                             f"({record['spec']}, {record.get('players')}, "
-                            f"seed {record.get('seed')})")
+                            f"seed {record.get('seed')}; give the match's own --seed and "
+                            f"--deals)")
     played = (record.get("meta") or {}).get("time_control")
     wanted = TimeControl(**task["time_control"]).describe()
     if played is not None and played != wanted:

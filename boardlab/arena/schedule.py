@@ -3,8 +3,10 @@
 A *side* is what one participant fills: a seat, or a whole team in team
 games (every seat of the team gets its own instance of the participant's
 agent). Pairings are played in every rotation of the participants over the
-sides; all rotations of one pairing share a chance seed, so that every
-participant meets the same deals and set-ups from every side.
+sides. With *duplicate* deals all rotations of one pairing share a chance
+seed, so that every participant meets the same deals and set-ups from every
+side; with *fresh* deals (the default for games with hidden information, see
+:func:`default_deals`) every game has a chance seed of its own.
 """
 from __future__ import annotations
 
@@ -108,6 +110,14 @@ def match(names: list[str], num_sides: int) -> list[tuple[str, ...]]:
 
 
 PAIRINGS = {"round-robin": round_robin, "gauntlet": gauntlet, "match": match}
+DEALS = ("fresh", "duplicate")
+
+
+def default_deals(game: Game) -> str:
+    """Fresh deals for a game with hidden information: a duplicate deal comes back
+    with the seats rotated, and an agent that keeps notes between games would know
+    an opponent's hand. Duplicate deals (less luck in the scores) otherwise."""
+    return "duplicate" if game.perfect_information else "fresh"
 
 
 @dataclass(frozen=True)
@@ -120,18 +130,25 @@ class ScheduledGame:
 
 
 def schedule(names: list[str], num_sides: int, kind: str, rounds: int,
-             seed: int) -> list[ScheduledGame]:
-    """The whole tournament, in a fixed order (the same arguments give the same list)."""
+             seed: int, deals: str = "duplicate") -> list[ScheduledGame]:
+    """The whole tournament, in a fixed order (the same arguments give the same list).
+
+    ``deals``: "duplicate" gives the rotations of a pairing one chance seed (``seed``,
+    then +1 per pairing), "fresh" gives game i the seed ``seed + i``.
+    """
     if kind not in PAIRINGS:
         raise BoardlabError(f"unknown tournament format {kind!r} (known: "
                             f"{', '.join(PAIRINGS)})")
+    if deals not in DEALS:
+        raise BoardlabError(f"unknown deals {deals!r} (known: {', '.join(DEALS)})")
     if rounds < 1:
         raise BoardlabError(f"rounds must be at least 1, not {rounds}")
     games, group_seed = [], seed
     for _ in range(rounds):
         for group in PAIRINGS[kind](names, num_sides):
             for sides in rotations(group):
-                games.append(ScheduledGame(len(games), sides, group_seed))
+                games.append(ScheduledGame(len(games), sides, group_seed if
+                                           deals == "duplicate" else seed + len(games)))
             group_seed += 1
     return games
 

@@ -3,15 +3,21 @@
 SQLite by default (a file), PostgreSQL (or anything SQLAlchemy speaks) by URL.
 A tournament row holds its whole configuration; a game row is written, with
 its record, in one transaction when the game ends, so an interrupted
-tournament loses at most the games that were being played.
+tournament loses at most the games that were being played. A runner holds a
+tournament while it plays it (:meth:`Store.hold`): a row of ``tournament_locks``
+names the holder (host, process, since), so a second runner is refused and told
+who.
 """
 from __future__ import annotations
 
 import os
+import socket
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String,
-                        Table, UniqueConstraint, create_engine, insert, select)
+                        Table, UniqueConstraint, create_engine, delete, insert, select,
+                        update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
@@ -44,6 +50,21 @@ games = Table(
     Column("finished", DateTime(timezone=True), nullable=False),
     UniqueConstraint("tournament_id", "idx"),
 )
+
+locks = Table(
+    "tournament_locks", metadata,
+    Column("tournament_id", ForeignKey("tournaments.id"), primary_key=True),
+    Column("host", String(255), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("since", DateTime(timezone=True), nullable=False),
+)
+
+#: configuration keys added later, with the value a tournament stored before had
+LATER_KEYS = {"deals": "duplicate", "in_process": False}
+
+
+class LockedError(BoardlabError):
+    """Another runner holds the tournament."""
 
 
 def database_url(text: str | None) -> str:
@@ -95,7 +116,7 @@ class Store:
                         name=name, config=config, created=_now())).inserted_primary_key[0]
         except IntegrityError:                # created at the same moment by another runner
             return self.open_tournament(name, config)
-        if row.config != config:
+        if {**LATER_KEYS, **row.config} != {**LATER_KEYS, **config}:
             raise BoardlabError(f"tournament {name!r} already exists in {self._safe_url()} "
                                 f"with another configuration (give another --name, or "
                                 f"--resume {name} to continue it)")
@@ -145,6 +166,55 @@ class Store:
         except OperationalError as error:
             raise BoardlabError(f"cannot store game {index}: {_first_line(error)}") from None
 
+    @contextmanager
+    def hold(self, tournament_id: int, name: str):
+        """Hold the tournament while the block runs; LockedError if another runner does.
+
+        The lock is a row (host, process id, time) taken in a transaction: of two
+        runners, the primary key lets one in. A lock left by a process of this host
+        that is gone (killed) is taken over; one of another host must be removed by
+        hand (its row in ``tournament_locks``) if its runner is gone.
+        """
+        me = {"host": socket.gethostname(), "pid": os.getpid()}
+        self._take(tournament_id, name, me)
+        try:
+            yield
+        finally:
+            with self.engine.begin() as db:
+                db.execute(delete(locks).where(locks.c.tournament_id == tournament_id,
+                                               locks.c.host == me["host"],
+                                               locks.c.pid == me["pid"]))
+
+    def _take(self, tournament_id: int, name: str, me: dict) -> None:
+        for _ in range(3):                    # another runner may change the row meanwhile
+            with self.engine.begin() as db:
+                held = db.execute(select(locks).where(locks.c.tournament_id ==
+                                                      tournament_id)).first()
+            if held is None:
+                try:
+                    with self.engine.begin() as db:
+                        db.execute(insert(locks).values(tournament_id=tournament_id,
+                                                        since=_now(), **me))
+                    return
+                except IntegrityError:        # taken at the same moment
+                    continue
+            if not _gone(held.host, held.pid):
+                since = held.since if held.since.tzinfo else \
+                    held.since.replace(tzinfo=timezone.utc)      # SQLite keeps it naive
+                since = since.astimezone(timezone.utc)
+                raise LockedError(f"tournament {name!r} is being played by process "
+                                  f"{held.pid} on {held.host} (since "
+                                  f"{since:%Y-%m-%d %H:%M:%S} UTC); wait for it to end "
+                                  f"(boardlab standings {name} shows the games so far)")
+            with self.engine.begin() as db:   # a dead holder: take over, if still its row
+                taken = db.execute(update(locks).where(
+                    locks.c.tournament_id == tournament_id, locks.c.host == held.host,
+                    locks.c.pid == held.pid, locks.c.since == held.since)
+                    .values(since=_now(), **me)).rowcount
+            if taken == 1:
+                return
+        raise LockedError(f"tournament {name!r}: its lock keeps changing hands; try again")
+
     def _has_game(self, tournament_id: int, index: int) -> bool:
         with self.engine.connect() as db:
             return db.execute(select(games.c.idx).where(games.c.tournament_id == tournament_id,
@@ -153,6 +223,19 @@ class Store:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _gone(host: str, pid: int) -> bool:
+    """Whether the process ``pid`` of ``host`` is known to have ended (this host only)."""
+    if host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:                   # alive, another user's
+        return False
+    return False
 
 
 def _now() -> datetime:

@@ -8,6 +8,7 @@ games only.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
@@ -17,14 +18,20 @@ from ..core.registry import make
 from .executor import execute
 from .game_runner import TimeControl
 from .ratings import Rating, bradley_terry, openskill_ratings
-from .schedule import schedule, seat_players, side_scores, sides_of
+from .schedule import default_deals, schedule, seat_players, side_scores, sides_of
 from .storage import Store
 
 
 def tournament_config(spec: str, participants: dict[str, str], kind: str = "round-robin",
                       rounds: int = 1, seed: int = 1, time_control: TimeControl | None = None,
-                      max_actions: int | None = None) -> dict:
-    """A checked, JSON-ready configuration (what the database keeps)."""
+                      max_actions: int | None = None, deals: str | None = None,
+                      in_process: bool = False) -> dict:
+    """A checked, JSON-ready configuration (what the database keeps).
+
+    ``deals``: "fresh" or "duplicate" (see ``schedule``); None: the game's default
+    (:func:`~boardlab.arena.schedule.default_deals`). ``in_process``: the user's
+    agents play in the runner's process even in games with hidden information.
+    """
     game = make(spec)
     control = time_control or TimeControl()
     for name, agent in participants.items():          # bad agent specs fail now, not later
@@ -34,7 +41,8 @@ def tournament_config(spec: str, participants: dict[str, str], kind: str = "roun
               "rounds": rounds, "seed": seed,
               "time_control": {"move": control.move, "game": control.game,
                                "increment": control.increment},
-              "max_actions": max_actions}
+              "max_actions": max_actions, "deals": deals or default_deals(game),
+              "in_process": in_process}
     schedule_of(config)                                # a bad format or too few agents: now
     if len(participants) < 2:
         raise BoardlabError("a tournament needs at least two participants")
@@ -51,7 +59,7 @@ def participants_of(config: dict) -> dict[str, str]:
 def schedule_of(config: dict):
     game = make(config["game"])
     return schedule(list(participants_of(config)), len(sides_of(game)), config["format"],
-                    config["rounds"], config["seed"])
+                    config["rounds"], config["seed"], config.get("deals", "duplicate"))
 
 
 def game_task(config: dict, game, scheduled, meta: dict) -> dict:
@@ -59,6 +67,7 @@ def game_task(config: dict, game, scheduled, meta: dict) -> dict:
     return {"spec": config["game"], "seed": scheduled.seed, "index": scheduled.index,
             "players": seat_players(game, scheduled.sides, participants_of(config)),
             "time_control": config["time_control"], "max_actions": config["max_actions"],
+            "in_process": config.get("in_process", False),
             "meta": {**meta, "sides": list(scheduled.sides)}}
 
 
@@ -98,6 +107,7 @@ class Tournament:
         self.id = store.open_tournament(name, config)
         self.game = make(config["game"])
         self.games = schedule_of(config)
+        self._held = False
 
     @classmethod
     def resume(cls, store: Store, name: str) -> "Tournament":
@@ -111,9 +121,28 @@ class Tournament:
         return game_task(self.config, self.game, scheduled,
                          {"tournament": self.name, "game_index": scheduled.index})
 
+    @contextmanager
+    def held(self):
+        """Hold the tournament in the database while the block runs (a second runner
+        is refused, named the holder: ``LockedError``); :meth:`run` holds it too."""
+        if self._held:
+            yield
+            return
+        with self.store.hold(self.id, self.name):
+            self._held = True
+            try:
+                yield
+            finally:
+                self._held = False
+
     def run(self, jobs: int = 1, ray_address: str | None = None,
             on_game: Callable[[Progress], None] | None = None) -> list[Standing]:
-        """Play every pending game; ``on_game`` hears about each one as it is stored."""
+        """Play every pending game, holding the tournament; ``on_game`` hears about
+        each one as it is stored."""
+        with self.held():
+            return self._run(jobs, ray_address, on_game)
+
+    def _run(self, jobs, ray_address, on_game) -> list[Standing]:
         pending = self.pending()
         by_index = {g.index: g for g in pending}
         done = len(self.games) - len(pending)

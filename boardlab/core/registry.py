@@ -1,11 +1,20 @@
-"""The registry of games: :func:`register` a Game class, :func:`make` one by spec."""
+"""The registry of games: :func:`register` a Game class, :func:`make` one by spec.
+
+A game may also be registered lazily, by name and module path
+(:func:`register_lazy`): its module is imported the first time the game is
+asked for, so that ``import boardlab`` stays light and only the games in use
+load their compiled kernels.
+"""
 from __future__ import annotations
+
+import importlib
 
 from .errors import OptionError, UnknownGameError
 from .game import Game
 from .options import parse_spec
 
 _GAMES: dict[str, type[Game]] = {}
+_LAZY: dict[str, str] = {}          # name -> module that registers it when imported
 
 
 def register(cls: type[Game]) -> type[Game]:
@@ -16,13 +25,29 @@ def register(cls: type[Game]) -> type[Game]:
     return cls
 
 
+def register_lazy(name: str, module: str) -> None:
+    """Make the game ``name`` available; ``module`` registers it when first imported."""
+    if not name or name != name.lower() or _LAZY.get(name, module) != module:
+        raise ValueError(f"cannot register game {name!r} lazily")
+    _LAZY[name] = module
+
+
+def _load(name: str) -> type[Game] | None:
+    """The class registered as ``name``, importing its module if it is lazy."""
+    if name not in _GAMES and name in _LAZY:
+        importlib.import_module(_LAZY[name])
+        if name not in _GAMES:
+            raise ValueError(f"module {_LAZY[name]} does not register the game {name!r}")
+    return _GAMES.get(name)
+
+
 def game_class(name: str) -> type[Game]:
     """The Game class registered as ``name``."""
-    try:
-        return _GAMES[name.lower()]
-    except KeyError:
-        known = ", ".join(sorted(_GAMES)) or "none"
-        raise UnknownGameError(f"unknown game {name!r} (known games: {known})") from None
+    cls = _load(name.lower())
+    if cls is None:
+        known = ", ".join(sorted(set(_GAMES) | set(_LAZY))) or "none"
+        raise UnknownGameError(f"unknown game {name!r} (known games: {known})")
+    return cls
 
 
 def make(spec: str, **options) -> Game:
@@ -40,5 +65,5 @@ def make(spec: str, **options) -> Game:
 
 
 def games() -> list[type[Game]]:
-    """All registered Game classes, by name."""
-    return [_GAMES[name] for name in sorted(_GAMES)]
+    """All registered Game classes, by name (lazy ones are imported)."""
+    return [_load(name) for name in sorted(set(_GAMES) | set(_LAZY))]

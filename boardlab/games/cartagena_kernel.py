@@ -197,6 +197,17 @@ def legal(buf, cfg, out):
     return k
 
 
+
+@njit(cache=True)
+def is_legal(buf, cfg, action, out):
+    """Whether ``action`` is one of :func:`legal`'s actions now (``out`` is work space):
+    the check of a move without making the Python list."""
+    count = legal(buf, cfg, out)
+    for i in range(count):
+        if out[i] == action:
+            return True
+    return False
+
 @njit(cache=True, inline="always")
 def _move(buf, cfg, p, x, y):
     L = cfg[C_L]

@@ -81,7 +81,7 @@ class CartesoState(TerritoryState):
         K.play(self.buf, self.scratch, self.game.n, self.topo.nbr, self.topo.diag, action)
 
     def _over(self) -> bool:
-        return bool(self.buf[K.M_OVER])
+        return self.buf.item(K.M_OVER) != 0
 
     def _play_out(self, seed: int) -> None:
         K.playout(self.buf, self.scratch, self.game.n, self.topo.nbr, self.topo.diag, seed)

@@ -287,6 +287,7 @@ class CtorState(KernelState):
         self.buf = np.zeros(K.buffer_size(game.n), dtype=np.int32)
         K.init(self.buf, game.cfg)
         self._out = np.empty(game.num_actions, dtype=np.int32)
+        self._simultaneous = game.simultaneous      # else no sub-round ever opens
         if game.secrets is not None:
             for team, squares in enumerate(game.secrets):
                 self._arr(K.A_SECRET + team)[squares] = 1
@@ -320,15 +321,20 @@ class CtorState(KernelState):
         return game.cfg, game.topology.nbr, game.topology.diag
 
     # Protocol ---------------------------------------------------------------------
+    def _in_round(self) -> bool:
+        """Whether a simultaneous sub-round is open (the kernel's rule; only asked in
+        simultaneous team play)."""
+        return self._simultaneous and K.in_round(self.buf, self.game.cfg)
+
     def _current_player(self) -> int:
-        if self.buf[K.M_PHASE] == K.PH_OVER:
+        if self.buf.item(K.M_PHASE) == K.PH_OVER:
             return TERMINAL
-        if K.in_round(self.buf, self.game.cfg):
+        if self._in_round():
             return SIMULTANEOUS
-        return self.game.captain(int(self.buf[K.M_TEAM]))
+        return self.game.captain(self.buf.item(K.M_TEAM))
 
     def legal_actions(self) -> list[int]:
-        if self.resigned is not None or K.in_round(self.buf, self.game.cfg):
+        if self.resigned is not None or self._in_round():
             return []
         count = K.legal(self.buf, *self._tables(), self._out)
         return self._out[:count].tolist()
@@ -337,8 +343,10 @@ class CtorState(KernelState):
         K.apply(self.buf, *self._tables(), action)
 
     def illegal_reason(self, action: int) -> str | None:
-        if action in self.legal_actions():
-            return None
+        if self.resigned is None and not self._in_round() and \
+                0 <= action < self.game.num_actions and \
+                K.is_legal(self.buf, *self._tables(), action, self._out):
+            return None                # (one of legal_actions(), without making the list)
         game = self.game
         kind, cell, target = K.decode(action, game.P, game.topology.nbr)
         square = int(cell) + 1
@@ -462,8 +470,8 @@ class CtorState(KernelState):
         return dict(zip(self.game.colours, self.counts()))
 
     def end_reason(self) -> str | None:
-        if self.resigned is not None:
-            return "resignation"
+        if self.resigned is not None or self.agreed_draw:
+            return super().end_reason()
         return {0: None, K.OVER_FULL: "field full", K.OVER_NULL: "two null turns",
                 K.OVER_CAP: "turn cap"}[int(self.buf[K.M_OVER_REASON])]
 

@@ -436,6 +436,16 @@ def _apply_one(buf, cfg, nbr, diag, action):
 
 # Simultaneous team play (RULES §4.4) ----------------------------------------------------
 
+
+@njit(cache=True)
+def is_legal(buf, cfg, nbr, diag, action, out):
+    """Whether ``action`` is one of :func:`legal`'s actions now (``out`` is work space)."""
+    count = legal(buf, cfg, nbr, diag, out)
+    for i in range(count):
+        if out[i] == action:
+            return True
+    return False
+
 @njit(cache=True)
 def in_round(buf, cfg):
     """Whether a simultaneous sub-round is open (a regular turn of a team of 2-3

@@ -25,6 +25,8 @@ def determinize(game, view: dict, seed: int):
     rng = np.random.default_rng(seed)
     history = list(view["history"])
     hidden = [i for i, t in enumerate(history) if t == "secret ?"]
+    if game.secrets is None and _set_up_squares(game, view):
+        game = _with_squares(game, view)
     if not hidden and game.secrets is None:
         return replay(game, history, rng=rng, acting=view["acting"])
     other = 1 - game.team_of(view["seat"])
@@ -41,6 +43,23 @@ def determinize(game, view: dict, seed: int):
     for i, square in zip(hidden, squares):
         history[i] = f"secret {square}"
     return replay(game, history, rng=rng, acting=view["acting"])
+
+
+def _set_up_squares(game, view: dict) -> bool:
+    """Whether the secret squares were given by a set-up (``secrets=``) that the
+    public game (the one agents get) leaves out: past the picks, and none in the history."""
+    return bool(game.cfg[K.C_SECRETS]) and view["phase"] != "secret" and \
+        not any(t.startswith("secret ") for t in view["history"])
+
+
+def _with_squares(game, view: dict):
+    """The game set up with the viewer's team's squares (from its view) and stand-ins
+    for the other team's (the caller samples those)."""
+    own = game.team_of(view["seat"])
+    stand_ins = list(range(1, game.options["secret_count"] + 1))
+    sets = [view["my_secret_squares"], stand_ins][::1 if own == 0 else -1]
+    text = "/".join(",".join(str(q) for q in squares) for squares in sets)
+    return type(game)(**{**game.options, "secrets": text})
 
 
 def cleared_squares(game, history, hidden, revealed, team) -> set[int]:

@@ -25,6 +25,7 @@ class RumboState(TerritoryState):
 
     def _init_buffer(self):
         K.init(self.buf, self.game.n)
+        self._out = np.empty(2 * self.game.points, dtype=np.int32)    # legal-move scratch
 
     def _setup(self, board, marks):
         n, topo = self.game.n, self.topo
@@ -50,9 +51,8 @@ class RumboState(TerritoryState):
                                   f" has no liberties but is not in 'claims' (add V or H)")
 
     def _legal_play(self) -> list[int]:
-        out = np.empty(2 * self.game.points, dtype=np.int32)
-        count = K.legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, out)
-        return out[:count].tolist()
+        count = K.legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, self._out)
+        return self._out[:count].tolist()
 
     def _play_legal(self, action: int) -> bool:
         return K.is_legal_action(self.buf, self.game.n, self.topo.nbr, self.topo.degree, action)
@@ -72,7 +72,7 @@ class RumboState(TerritoryState):
         K.play(self.buf, self.game.n, self.topo.nbr, action)
 
     def _over(self) -> bool:
-        return self.buf[K.M_NEMPTY] == 0
+        return self.buf.item(K.M_NEMPTY) == 0
 
     def _play_out(self, seed: int) -> None:
         K.playout(self.buf, self.game.n, self.topo.nbr, self.topo.degree, seed)

@@ -62,11 +62,21 @@ def init(buf, n):
 
 
 @njit(cache=True, inline="always")
+def _holes_made(buf, P, degree, q):
+    """The colours (a mask: BLACK | WHITE) that, put down next to point ``q`` (-1: off
+    the board), make ``q`` a hole (RULES §2.3): ``q`` is empty and its other neighbours
+    all hold that colour."""
+    if q < 0 or buf[_o(A_BOARD, P) + q] != EMPTY:
+        return 0
+    full = degree[q] - 1
+    return (BLACK if buf[_o(A_COUNT, P) + q] == full else 0) | \
+        (WHITE if buf[_o(A_COUNT + 1, P) + q] == full else 0)
+
+
+@njit(cache=True, inline="always")
 def _makes_hole(buf, P, degree, q, c):
-    """Whether colour ``c`` put down next to point ``q`` (-1: off the board) makes ``q``
-    a hole (RULES §2.3): ``q`` is empty and its other neighbours all hold ``c``."""
-    return q >= 0 and buf[_o(A_BOARD, P) + q] == EMPTY and \
-        buf[_o(A_COUNT + c - 1, P) + q] == degree[q] - 1
+    """Whether colour ``c`` put down next to point ``q`` makes ``q`` a hole."""
+    return (_holes_made(buf, P, degree, q) & c) != 0
 
 
 @njit(cache=True, inline="always")
@@ -111,15 +121,28 @@ def is_legal_action(buf, n, nbr, degree, action):
 @njit(cache=True)
 def legal(buf, n, nbr, degree, out):
     """Write the legal play actions (black stones, then white stones) to ``out``; return
-    how many."""
+    how many. ``out`` holds 2P: the white ones wait in its second half.
+
+    :func:`is_legal` for both colours in one pass over the empty points.
+    """
     P = n * n
-    k = 0
-    for c in (BLACK, WHITE):
-        for x in range(P):
-            if is_legal(buf, n, nbr, degree, x, c):
-                out[k] = encode(n, PLACE, x, c)
-                k += 1
-    return k
+    ob = _o(A_BOARD, P)
+    kb = kw = 0
+    for x in range(P):
+        if buf[ob + x] != EMPTY:
+            continue
+        made = 0
+        for d in range(4):
+            made |= _holes_made(buf, P, degree, nbr[x, d])
+        if not made & BLACK:
+            out[kb] = encode(n, PLACE, x, BLACK)
+            kb += 1
+        if not made & WHITE:
+            out[P + kw] = encode(n, PLACE, x, WHITE)
+            kw += 1
+    for i in range(kw):                # kb <= P: moving down never overwrites a later one
+        out[kb + i] = out[P + i]
+    return kb + kw
 
 
 @njit(cache=True)

@@ -38,6 +38,10 @@ from boardlab.core.driver import GameDriver
 from ..core.errors import BoardlabError
 
 HOST = "127.0.0.1"
+#: no create limit (a check makes games fast from one address); frames stay limited
+NO_CREATE_LIMIT = {"creates_per_minute": None}
+#: no flood limit at all (the durability and concurrency soaks test other promises)
+NO_LIMITS = {"frames_per_second": None, "chat_messages": None, "creates_per_minute": None}
 START_WAIT = 120.0            # seconds for a server to print its URL (a loaded machine)
 WAIT = 60.0                   # seconds for any one network answer: only bounds a stuck run
 
@@ -48,10 +52,17 @@ class SoakError(BoardlabError):
 
 # The server as a child process -------------------------------------------------------------
 class ServerProcess:
-    """`boardlab serve` in its own process group, on 127.0.0.1, with output to files."""
+    """`boardlab serve` in its own process group, on 127.0.0.1, with output to files.
 
-    def __init__(self, folder: Path, db: str):
-        self.folder, self.db = folder, db
+    ``limits`` (a dict of :class:`~boardlab.server.live.Limits` fields, or None for the
+    defaults) runs the same server with other flood limits, through this module's own
+    ``serve`` entry point: the checks create games far faster than the 30 a minute one
+    address may, and the durability and concurrency soaks send frames faster than a
+    person would.
+    """
+
+    def __init__(self, folder: Path, db: str, limits: dict | None = None):
+        self.folder, self.db, self.limits = folder, db, limits
         self.process: subprocess.Popen | None = None
         self.port = 0
         self.url = ""
@@ -73,10 +84,14 @@ class ServerProcess:
         out = self.folder / f"serve-{self.starts}.out"
         err = self.folder / f"serve-{self.starts}.err"
         with open(out, "w") as stdout, open(err, "w") as stderr:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "boardlab.cli", "serve", "--host", HOST, "--port",
-                 str(port), "--db", self.db], stdout=stdout, stderr=stderr,
-                stdin=subprocess.DEVNULL, cwd=self.folder, start_new_session=True)
+            command = [sys.executable, "-m", "boardlab.cli", "serve", "--host", HOST,
+                       "--port", str(port), "--db", self.db]
+            if self.limits is not None:
+                command = [sys.executable, "-m", "boardlab.server.soak", "serve", HOST,
+                           str(port), self.db, json.dumps(self.limits)]
+            self.process = subprocess.Popen(command, stdout=stdout, stderr=stderr,
+                                            stdin=subprocess.DEVNULL, cwd=self.folder,
+                                            start_new_session=True)
         deadline = time.monotonic() + START_WAIT
         while time.monotonic() < deadline:
             line = out.read_text().split("\n")[0] if out.exists() else ""
@@ -359,7 +374,7 @@ def durability(spec: str, restarts: int = 200, games: int = 4, db: str | None = 
     out = out or sys.stdout
     seed = random.randrange(2 ** 31) if seed is None else seed
     with workspace(db) as (folder, url):
-        server = ServerProcess(folder, url)
+        server = ServerProcess(folder, url, NO_LIMITS)
         state = Durability(spec, restarts, games, seed, out)
         try:
             report = asyncio.run(_durability(state, server, url, play))
@@ -451,7 +466,7 @@ def concurrency(spec: str, trials: int = 1000, db: str | None = None,
     out = out or sys.stdout
     seed = random.randrange(2 ** 31) if seed is None else seed
     with workspace(db) as (folder, url):
-        server = ServerProcess(folder, url)
+        server = ServerProcess(folder, url, NO_LIMITS)
         try:
             base = server.start()
             report = asyncio.run(_concurrency(spec, base, trials, seed, out))
@@ -460,3 +475,16 @@ def concurrency(spec: str, trials: int = 1000, db: str | None = None,
     report["seed"] = seed
     report["ok"] = (report["accepted_histogram"] == {1: trials} and not report["failures"])
     return report
+
+
+def _serve(host: str, port: str, db: str, limits: str) -> int:
+    """`boardlab serve` with other flood limits (see :class:`ServerProcess`)."""
+    from .app import serve
+    from .live import Limits
+    return serve(host, int(port), db, Limits(**json.loads(limits)))
+
+
+if __name__ == "__main__":                      # python -m boardlab.server.soak serve ...
+    if sys.argv[1:2] != ["serve"] or len(sys.argv) != 6:
+        sys.exit("usage: python -m boardlab.server.soak serve HOST PORT DB LIMITS_JSON")
+    sys.exit(_serve(*sys.argv[2:]))

@@ -189,9 +189,14 @@ function onMessage(message) {
         rematch: message.rematch ?? null,
         clock: message.type === "sync" ? message.clock : previous && previous.clock,
         elapsed: message.elapsed || {},
+        lines: Array.isArray(message.lines) ? message.lines : null,   // the game's own status lines
         at: performance.now(),
       };
       if (message.type === "sync" && Array.isArray(message.chat)) setChat(message.chat);
+      // A new connection starts with the spectators' chat off: ask again if the box says on.
+      if (message.type === "sync" && !previous && $("spectator-chat").checked && message.seats.length) {
+        sendSpecial({ type: "spectator_chat", on: true });
+      }
       if (message.announcements && message.announcements.length) {
         state.announcements.push(...message.announcements.map((text) => ({ text, version: message.version })));
         state.announcements = state.announcements.slice(-6);
@@ -204,6 +209,8 @@ function onMessage(message) {
       state.entries = gestures.entries(state.facts.board, message.view.legal || []);
       switchHeldSeat();
       render();
+      // When each version was on screen (scripts/web_timing.py reads these marks).
+      performance.mark("boardlab:shown", { detail: { version: message.version, type: message.type } });
       break;
     }
     case "ack":
@@ -215,7 +222,7 @@ function onMessage(message) {
       break;
     case "position":
       if (message.at !== state.lookWanted) return;   // an answer the player no longer waits for
-      state.look = { at: message.at, view: message.view };
+      state.look = { at: message.at, view: message.view, lines: Array.isArray(message.lines) ? message.lines : null };
       render();
       break;
     case "draw":
@@ -333,6 +340,8 @@ function render() {
   const canPlay = interactive();
 
   renderStatus(view, seat);
+  renderClockBar();
+  renderLines(view);
   renderBoard(view, canPlay);
   renderPickLine(canPlay);
   renderButtons(canPlay);
@@ -390,6 +399,59 @@ function resultWords(result) {
     team.seats.every((name) => winners.includes(name)) && winners.length === team.seats.length);
   const label = teams.length === 1 ? teams[0].name : names(winners);
   return `${label} ${winners.length === 1 || teams.length === 1 ? "wins" : "win"}${reason}`;
+}
+
+/** The view envelope's own keys: every game's view has them (docs/protocol.md). */
+const ENVELOPE_KEYS = new Set(["game", "spec", "seats", "teams", "seat", "to_move", "acting", "legal",
+  "legal_actions", "history", "terminal", "result", "clocks", "board"]);
+
+/** A short text for a plain value of the view (a number, a short word, a small flat object), else null. */
+function plainValue(value) {
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return value && value.length <= 12 ? value : null;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+  const entries = Object.entries(value);
+  if (!entries.length || entries.length > 6 ||
+      entries.some(([, item]) => typeof item !== "number" && typeof item !== "string")) return null;
+  return entries.map(([key, item]) => `${key} ${item}`).join(", ");
+}
+
+/** The lines under the status: the game's own (`lines` beside the view) when the server sends
+ *  them, else a summary of the view's plain game keys (scores, quotas, phase, ...) that the
+ *  board block does not already draw. */
+function renderLines(view) {
+  const own = state.look ? state.look.lines : state.live.lines;
+  let lines = own;
+  if (!lines) {
+    const parts = Object.entries(view)
+      .filter(([key]) => !ENVELOPE_KEYS.has(key) && !(view.board && key in view.board))   // the board draws those
+      .map(([key, value]) => [key, plainValue(value)])
+      .filter(([, text]) => text !== null)
+      .map(([key, text]) => `${key.replaceAll("_", " ")}: ${text}`);
+    lines = parts.length ? [parts.join(" · ")] : [];
+  }
+  const box = $("lines");
+  box.classList.toggle("own", Boolean(own));
+  const key = lines.join("\n");
+  if (box.dataset.key !== key) {
+    box.dataset.key = key;
+    box.replaceChildren(...lines.map((line) => el("li", {}, line)));
+  }
+  box.hidden = lines.length === 0;
+}
+
+/** The compact bar of seats and clocks above the board (shown on narrow screens, where the
+ *  players panel is below the board). */
+function renderClockBar() {
+  const view = state.live.view;
+  const acting = view.terminal ? [] : view.acting || [];
+  $("clock-bar").replaceChildren(...state.facts.seats.map((name, index) => {
+    const left = clockLeft(name);
+    return el("li", { class: [acting.includes(name) ? "acting" : "", heldSeats().includes(index) ? "mine" : ""].join(" ") },
+      el("span", { class: "turn-dot", "aria-hidden": "true" }),
+      el("span", { class: "player-name" }, name),
+      left === null ? null : el("span", { class: "clock" + (left < 30 ? " low" : ""), "data-clock": name }, formatClock(left)));
+  }));
 }
 
 function renderBoard(view, canPlay) {

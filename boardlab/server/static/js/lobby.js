@@ -164,7 +164,7 @@ function pickGame(name) {
   $("game-blurb").textContent = state.game.rules || "";
   renderOptions();
   $("created").hidden = true;
-  loadFacts();
+  return loadFacts();
 }
 
 // ---------------------------------------------------------------------------- create
@@ -285,8 +285,8 @@ async function start() {
   $("options-form").addEventListener("submit", (event) => event.preventDefault());
   $("clock-kind").addEventListener("change", () => { $("clock-fields").hidden = $("clock-kind").value === "none"; });
   $("create").addEventListener("click", create);
-  pickGame(state.catalog.games[0].name);
-  refreshGames();
+  await Promise.all([pickGame(state.catalog.games[0].name), refreshGames()]);
+  performance.mark("boardlab:lobby-ready");     // the form and the games list are drawn
   setInterval(refreshGames, 4000);
 }
 

@@ -81,7 +81,7 @@ const CSS = `
 .track-board button.card.selected { background: #f7e7a8; border-color: #8a6d00;
   transform: translateY(-.3rem); }
 .track-board .seats { list-style: none; margin: 0; padding: 0; }
-.track-board .seats li { display: flex; align-items: center; gap: .4rem; margin: .15rem 0; }
+.track-board .seats li { display: flex; align-items: center; gap: .4rem; margin: 0; line-height: 1.35; }
 .track-board .seats li.acting { font-weight: 700; }
 .track-board .seats li.acting::after { content: "◀ to play"; font-size: .75rem;
   font-weight: 400; color: #2f7a6b; }
