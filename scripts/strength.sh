@@ -39,7 +39,7 @@ declare -A RUNS=(
 if [ $# -eq 0 ] || [ "$1" = list ]; then
   for name in $(printf '%s\n' "${!RUNS[@]}" | sort); do
     IFS='|' read -r spec a b seed <<<"${RUNS[$name]}"
-    echo "$name: boardlab match '$spec' '$a' '$b' --games $GAMES --seed $seed"
+    echo "$name: boardlab match '$spec' '$a' '$b' --games $GAMES --seed $seed --deals duplicate"
   done
   exit 0
 fi
@@ -77,13 +77,13 @@ for name in "$@"; do
     tar -xzf "$ARCHIVE/$name.tar.gz" -C "$OUT"
   fi
   if [ "$mode" = report ]; then
-    .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --seed "$seed" \
+    .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --seed "$seed" --deals duplicate \
       --out "$OUT/$name" --report
     continue
   fi
   resume=()
   if [ -d "$OUT/$name" ]; then resume=(--resume); fi     # an interrupted run goes on
   echo "== $name: $spec, $a against $b, $GAMES games ${resume[*]}" >&2
-  .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --jobs "$JOBS" --seed "$seed" \
+  .venv/bin/boardlab match "$spec" "$a" "$b" --games "$GAMES" --jobs "$JOBS" --seed "$seed" --deals duplicate \
     --out "$OUT/$name" "${resume[@]}" | tee "$OUT/$name.txt"
 done
