@@ -302,7 +302,8 @@ class LiveGame:
         seat = client.seat_for(self.acting()) if seat is None else seat
         readable = [entry for entry in self.chat if self._reads(client, entry)]
         client.send({"type": "sync", "version": self.version, "seat": seat,
-                     "seats": list(client.seats), "view": self.view(seat), "clock": self.clock,
+                     "seats": list(client.seats), "view": self.view(seat),
+                     "lines": self.driver.state.status_lines(seat), "clock": self.clock,
                      **self._extras(),
                      "chat": [self._chat_message(e) for e in readable[-CHAT_SYNCED:]]})
 
@@ -332,6 +333,7 @@ class LiveGame:
             if seat not in texts:
                 texts[seat] = json.dumps({"type": "update", "version": self.version,
                                           "seat": seat, "view": self.view(seat),
+                                          "lines": self.driver.state.status_lines(seat),
                                           "announcements": notes, **extras})
             client.send_text(texts[seat])
 
