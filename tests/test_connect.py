@@ -264,3 +264,19 @@ def test_sigterm_stops_the_bridge_and_kills_its_engine(url):
     assert code == 130, out + err
     assert engine_processes(marker) == []
     assert httpx.get(f"{url}api/games/{game['id']}", timeout=WAIT).json()["version"] == 1
+
+
+def test_the_engine_is_told_its_time_left_and_the_increment():
+    """With a Fischer clock, the `go` budget is the seat's clock less what it has used
+    this turn (the server's `elapsed`) and the game's increment (from the sync)."""
+    import sys
+    from boardlab.server.connect import Bridge
+    bridge = Bridge("ws://127.0.0.1:1/ws/x?token=t", f"{sys.executable} -c pass")
+    bridge.game = boardlab.make("carteso(size=5)")
+    view = {"clocks": {"vertical": 30.0, "horizontal": 28.0}}
+    bridge._position({"type": "sync", "version": 0, "view": {"terminal": False},
+                      "clock": {"base": 30.0, "increment": 2.0},
+                      "elapsed": {"vertical": 4.5}})
+    assert bridge._budget(0, view) == {"clock": 25.5, "increment": 2.0}
+    assert bridge._budget(1, view) == {"clock": 28.0, "increment": 2.0}
+    assert bridge._budget(0, {"clocks": None}) is None

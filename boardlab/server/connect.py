@@ -108,6 +108,7 @@ class Bridge:
         self.seats: tuple[int, ...] = ()
         self.version = -1
         self.latest: dict | None = None        # the newest sync/update
+        self.increment = 0.0                   # the game's Fischer increment (from sync)
         self.thinking: asyncio.Task | None = None
         self.pending: dict | None = None       # the action or resign sent, not yet answered
         self.retries = 0
@@ -218,6 +219,7 @@ class Bridge:
 
     def _position(self, message: dict) -> None:
         if message["type"] == "sync":
+            self.increment = float((message.get("clock") or {}).get("increment") or 0.0)
             if self.game is None:
                 self._start(message)
         elif message["version"] < self.version:
@@ -286,9 +288,14 @@ class Bridge:
             return seat, version, None, f"crash: {type(error).__name__}: {error}"
 
     def _budget(self, seat: int, view: dict) -> dict | None:
-        clocks = view.get("clocks") or {}
-        clock = clocks.get(self.game.seat_names[seat])
-        return {"clock": clock, "increment": 0.0} if clock is not None else None
+        """The seat's time left (its clock at the turn's start less what it has used
+        already, ``elapsed``) and the game's increment, for the engine's ``go`` line."""
+        name = self.game.seat_names[seat]
+        clock = (view.get("clocks") or {}).get(name)
+        if clock is None:
+            return None
+        used = ((self.latest or {}).get("elapsed") or {}).get(name, 0.0)
+        return {"clock": max(0.0, clock - used), "increment": self.increment}
 
     def _notation(self, view: dict, action: int) -> str:
         legal, texts = view.get("legal_actions"), view.get("legal")
