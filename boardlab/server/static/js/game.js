@@ -634,7 +634,9 @@ function renderActions() {
   const seats = state.game.seats || [];
   const others = seats.filter((seat) => !held.includes(seat.seat));
   const [low, high] = state.facts.utility_bounds || [-1, 1];
-  const drawGame = (state.facts.teams || []).length === 2 && low <= 0 && high >= 0;
+  // The game's own word (facts.agreed_draws); a server without it: two teams that can draw.
+  const drawGame = typeof state.facts.agreed_draws === "boolean"
+    ? state.facts.agreed_draws : (state.facts.teams || []).length === 2 && low <= 0 && high >= 0;
   const myTeams = held.map((seat) => teamOf(seatName(seat))?.name);
   $("resign").hidden = over || !held.length;
   $("undo").hidden = over || held.length !== 1 || !others.length || others.some((seat) => seat.kind !== "ai");
