@@ -1531,7 +1531,7 @@ def test_status_lines_hide_the_quotas_while_secret_squares_are_picked():
     assert any("white picks secret squares (2 to go)" in line for line in s.status_lines(1))
     play(s, "secret 7", "secret 8")
     assert any("left this turn: put 1, move 0, landing 0" in line for line in s.status_lines(0))
-    assert "your secret squares: [5, 6]" in "\n".join(s.status_lines(0))
+    assert "your secret squares: 5, 6" in "\n".join(s.status_lines(0))
     rendered = s.render(seat=0)
     assert "  *" in rendered and " 7 " in rendered.replace("|", " ")
 

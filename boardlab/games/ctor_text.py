@@ -238,6 +238,8 @@ def render(state, colour: bool = False, seat: int | None = None) -> str:
         lines.append(row[0] + " |" + "".join(row[1:-1]) + " |" + row[-1])
         if r in (-1, n - 1):
             lines.append("    +" + "-" * (3 * n + 1) + "+")
+    lines.append("(the outer ring repeats the opposite edge" +
+                 ("; * is one of your secret squares, empty)" if mine else ")"))
     return "\n".join(lines)
 
 
@@ -247,9 +249,10 @@ def status_lines(state, seat: int | None = None) -> list[str]:
     are picked: how many picks are left instead), the result."""
     view = state.view(seat)
     counts = "  ".join(f"{c} {v}" for c, v in view["counts"].items())
-    lines = [f"chips: {counts}   (the outer ring repeats the opposite edge)"]
+    lines = [f"chips: {counts}"]
     if view["my_secret_squares"]:
-        lines.append(f"your secret squares: {view['my_secret_squares']} (* when empty)")
+        squares = ", ".join(str(square) for square in view["my_secret_squares"])
+        lines.append(f"your secret squares: {squares}")
     if view["history"]:
         lines.append(f"last move: {view['history'][-1]}")
     if view["my_pending"]:

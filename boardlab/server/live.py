@@ -433,8 +433,10 @@ class LiveGame:
                 raise ProtocolError("bad_message", f"'look' message: at is a history "
                                     f"length from 0 to {length}")
             seat = client.focus
-            view = self.view(seat) if at == length else self.state_at(at).view(seat)
-            client.send({"type": "position", "at": at, "view": view})
+            state = self.driver.state if at == length else self.state_at(at)
+            view = self.view(seat) if at == length else state.view(seat)
+            client.send({"type": "position", "at": at, "view": view,
+                         "lines": state.status_lines(seat)})
 
     def state_at(self, at: int):
         """A copy of the state after the first ``at`` history entries (replayed)."""
