@@ -13,7 +13,6 @@ import os
 import signal
 import sys
 
-from . import agents as agent_registry
 from .core.errors import BoardlabError
 from .core.options import parse_spec, resolve, split_specs
 from .core.record import load, replay_moves
@@ -66,6 +65,8 @@ def cmd_games(args) -> int:
 
 
 def cmd_agents(args) -> int:
+    from . import agents as agent_registry
+
     for cls in agent_registry.agents():
         print(f"{cls.name}: {cls.description}")
         _print_options(cls.declared_options)
@@ -104,6 +105,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_play(args, extra) -> int:
+    from . import agents as agent_registry
     from .terminal import TerminalGame
 
     name, raw = parse_spec(args.game)
@@ -474,9 +476,11 @@ def cmd_soak(args) -> int:
                          parallel=args.parallel, seed=args.seed)
     else:
         from .server.loadbench import load
-        if args.games < 1 or args.seconds <= 0:
-            raise BoardlabError("--games must be at least 1 and --seconds above 0")
-        report = load(args.spec, args.games, args.seconds, db=args.db, seed=args.seed)
+        if args.games < 1 or args.seconds <= 0 or args.think < 0:
+            raise BoardlabError("--games must be at least 1, --seconds above 0 and --think "
+                                "at least 0")
+        report = load(args.spec, args.games, args.seconds, db=args.db, seed=args.seed,
+                      think=args.think)
     print(json.dumps(report, indent=1))
     print("soak " + args.check + (": OK" if report["ok"] else ": FAILED"))
     return 0 if report["ok"] else 1
@@ -551,6 +555,8 @@ def _soak_parser(sub) -> None:
                         "temporary folder)")
     loaded.add_argument("--spec", default=LOAD_SPEC, help="the game played, two seats "
                         f"(default {LOAD_SPEC})")
+    loaded.add_argument("--think", type=float, default=0.0, help="mean seconds a bot "
+                        "thinks before a move (default 0: it answers at once)")
     loaded.add_argument("--seed", type=int, help="seed of the bots")
 
 
@@ -734,7 +740,9 @@ def main(argv=None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     try:
-        agent_registry.load_agents_from(getattr(args, "agents_from", []))
+        if getattr(args, "agents_from", None):       # (the agents load only when used)
+            from .agents import load_agents_from
+            load_agents_from(args.agents_from)
         if args.command == "play":
             return cmd_play(args, extra)
         if args.command in ("match", "tournament", "duel", "komi"):

@@ -1,0 +1,78 @@
+"""Start-up stays light: games and their compiled kernels load when first used.
+
+Each check runs in a fresh interpreter and looks at ``sys.modules``; no timing.
+"""
+import json
+import subprocess
+import sys
+
+
+def loaded_after(code: str) -> dict:
+    """Run ``code`` in a new interpreter; which modules were loaded, and its printed value."""
+    probe = (f"import sys, json\n{code}\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('numba', 'numpy', 'boardlab'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def test_importing_the_library_and_the_cli_loads_no_game_and_no_numba():
+    modules = loaded_after("import boardlab, boardlab.cli")
+    assert "boardlab.cli" in modules
+    assert not any(m.split(".")[0] in ("numba", "numpy") for m in modules)
+    assert not any(m.startswith("boardlab.games.") for m in modules)
+
+
+def test_making_a_game_loads_that_game_only():
+    modules = loaded_after("import boardlab; boardlab.make('rumbo(size=9)')")
+    assert "boardlab.games.rumbo" in modules and "numba" in modules
+    assert not {"boardlab.games.carteso", "boardlab.games.cartagena",
+                "boardlab.games.ctor"} & modules
+
+
+def test_the_listing_loads_every_game():
+    modules = loaded_after("import boardlab; print([c.name for c in boardlab.games()])")
+    assert {"boardlab.games.carteso", "boardlab.games.rumbo", "boardlab.games.cartagena",
+            "boardlab.games.ctor"} <= modules
+
+
+def test_lazy_games_are_listed_and_named_in_errors():
+    import boardlab
+    from boardlab.core import registry
+
+    assert [cls.name for cls in boardlab.games()] == ["cartagena", "carteso", "ctor", "rumbo"]
+    try:
+        boardlab.make("nogame")
+    except boardlab.UnknownGameError as error:
+        assert "cartagena, carteso, ctor, rumbo" in str(error)
+    else:
+        raise AssertionError("an unknown game was made")
+    try:
+        registry.register_lazy("rumbo", "somewhere.else")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("a second module was accepted for a registered name")
+
+
+def test_bench_appends_one_json_line_per_figure(tmp_path, capsys):
+    """``boardlab bench --json-out FILE``: each measurement is a JSON object on its own line."""
+    from boardlab.cli import main
+
+    out = tmp_path / "bench.jsonl"
+    out.write_text('{"earlier": true}\n')                 # appended to, never replaced
+    assert main(["bench", "carteso(size=4)", "--runs", "2", "--seconds", "0.02", "--api",
+                 "--json-out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "us/move" in printed and "carteso(size=4)" in printed
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0] == {"earlier": True} and len(lines) == 3
+    kernel, api = lines[1:]
+    assert (kernel["mode"], kernel["unit"], api["mode"], api["unit"]) == \
+        ("kernel", "playouts/s", "api", "moves/s")
+    for record in (kernel, api):
+        assert record["spec"] == "carteso(size=4)" and record["runs"] == 2
+        assert record["rate"] > 0 and record["date"].endswith("+00:00")
+        assert "commit" in record and "load" in record
+    assert api["result"]["us_per_move"] == 1e6 / api["rate"]
