@@ -611,7 +611,9 @@ def test_a_time_budget_is_kept():
     action = agent.act(state.view(0))
     elapsed = time.perf_counter() - start
     assert action in state.legal_actions()
-    assert 0.25 <= elapsed < 3.0 and agent.iterations_done > 20
+    # it thinks its 0.3 s, and stops: the upper bound only catches a budget ignored (a
+    # loaded machine may take longer than 0.3 s, never a minute)
+    assert 0.25 <= elapsed < 30 and agent.iterations_done > 20
 
 
 @isolated(timeout=60)

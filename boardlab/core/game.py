@@ -534,7 +534,8 @@ class State:
         return None, text
 
     def _checked_apply(self, action: int, seat: int | None, text: str | None) -> None:
-        simultaneous = self.current_player() == SIMULTANEOUS
+        player = self.current_player()          # asked once: the hot path of search
+        simultaneous = player == SIMULTANEOUS
         if simultaneous and seat is None:
             seats = ", ".join(self.game.seat_names[s] for s in self._acting_seats())
             reason = f"several seats act now ({seats}): say whose move it is"
@@ -542,7 +543,7 @@ class State:
             reason = f"{self.game.seat_names[seat]} does not act now" \
                 if 0 <= seat < self.game.num_seats else f"there is no seat {seat}"
         else:
-            reason = self._reason(action, seat if simultaneous else None)
+            reason = self._reason(action, seat if simultaneous else None, player)
         if reason:
             shown = text if text is not None else self._safe_text(action)
             raise IllegalMoveError(f"illegal move {shown!r}: {reason}", move=shown,
@@ -551,12 +552,12 @@ class State:
             self._commit(seat, action)
             self.history.append(Move(seat, action))
         else:
-            mover = self.current_player()
             self._apply(action)
-            self.history.append(Move(mover, action))
+            self.history.append(Move(player, action))
 
-    def _reason(self, action: int, seat: int | None = None) -> str | None:
-        if self.is_terminal():
+    def _reason(self, action: int, seat: int | None = None,
+                player: int | None = None) -> str | None:
+        if (self.current_player() if player is None else player) == TERMINAL:
             return "the game is over"
         if not 0 <= action < self.game.num_actions:
             return f"action {action} is outside 0..{self.game.num_actions - 1}"
