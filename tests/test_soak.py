@@ -151,7 +151,8 @@ def played(spec: str, seed: int, stop=None):
     seats = [None, *range(driver.game.num_seats)]
     frames = {seat: [json.dumps({"type": "sync", "version": 0, "seat": seat,
                                  "seats": [] if seat is None else [seat],
-                                 "view": driver.view(seat), "clock": None,
+                                 "view": driver.view(seat),
+                                 "lines": driver.state.status_lines(seat), "clock": None,
                                  "draw_offer": None, "rematch": None, "chat": []})]
               for seat in seats}
     rng, version = random.Random(seed), 0
@@ -171,7 +172,8 @@ def played(spec: str, seed: int, stop=None):
 
 def update(driver, seat, version, notes, **extra):
     return json.dumps({"type": "update", "version": version, "seat": seat,
-                       "view": {**driver.view(seat), **extra}, "announcements": notes,
+                       "view": {**driver.view(seat), **extra},
+                       "lines": driver.state.status_lines(seat), "announcements": notes,
                        "draw_offer": None, "rematch": None})
 
 
@@ -251,6 +253,7 @@ def test_the_load_benchmark_reports_latencies_and_no_errors():
         p50, p95, p99 = (report[name][p] for p in ("p50", "p95", "p99"))
         assert 0 < p50 <= p95 <= p99
     assert report["server_peak_rss_mib"] > 0
+    assert report["server_cpu_seconds"] > 0 and report["server_cpu_ms_per_action"] > 0
     assert isinstance(report["target_met"], bool)
     assert soak_folders() <= before
 
@@ -267,4 +270,5 @@ def test_percentiles_are_nearest_rank():
 def test_bad_secrets_and_load_arguments_are_refused(capsys):
     assert main(["soak", "secrets", "--cartagena", "0", "--ctor", "0"]) == 2
     assert main(["soak", "load", "--games", "0"]) == 2
+    assert main(["soak", "load", "--think", "-1"]) == 2
     assert "at least 1" in capsys.readouterr().err

@@ -1,0 +1,231 @@
+"""The load benchmark: many games at once on one `boardlab serve`, latencies per action.
+
+``boardlab soak load`` starts one server as a child process (see soak.py) and plays
+``games`` games at once for ``seconds`` seconds, each by two WebSocket bots on loopback (one
+per seat, a random legal move as soon as their seat acts, or after a random pause of 0 to
+2 × ``think`` seconds, like a person; a new game when one ends). Each
+bot leaves at least :data:`PACE` seconds between two of its frames, under the server's
+per-connection flood limit. For every action it measures the round trip from the send to
+its own ``ack``, and from the send to the opponent's ``update`` of the version it made.
+The report has the percentiles of both, the actions, the errors (any error frame, any
+connection dropped), the server's peak resident memory (``VmHWM``) and the CPU time it used
+(in all, and per action: a figure that depends less on what else the machine runs). The target:
+p95 of both under 50 ms, no error.
+
+The bots run in this process, on one event loop: on a small machine their own work is part
+of the latency measured (the figures are an upper bound for the server's).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections import Counter
+
+from .soak import NO_CREATE_LIMIT, WAIT, ServerProcess, _libraries, workspace
+
+PACE = 0.06                  # seconds between two frames of one connection (< 20 per second)
+TARGET_P95 = 0.050           # seconds
+MAX_SAMPLES = 50
+
+
+def percentile(values: list[float], share: float) -> float | None:
+    """The nearest-rank percentile of ``values`` (None when there are none)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = math.ceil(share * len(ordered) - 1e-9)        # 1-based; no float noise upwards
+    return ordered[min(len(ordered), max(1, rank)) - 1]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) process ``pid`` has used, or None (Linux only)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss(pid: int) -> int | None:
+    """The peak resident memory of process ``pid`` in KiB (Linux ``VmHWM``), or None."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class Load:
+    """The bots of one run and what they measured."""
+
+    def __init__(self, url: str, spec: str, seed: int, until: float, think: float = 0.0):
+        self.url, self.spec, self.until, self.think = url, spec, until, think
+        self.rng = random.Random(seed)
+        self.ack: list[float] = []              # seconds from send to own ack
+        self.update: list[float] = []           # seconds from send to the opponent's update
+        self.actions = 0
+        self.games = 0
+        self.finished = 0
+        self.errors: list[str] = []
+        self.error_count = Counter()
+
+    def error(self, kind: str, text: str) -> None:
+        self.error_count[kind] += 1
+        if len(self.errors) < MAX_SAMPLES:
+            self.errors.append(text)
+
+    @property
+    def running(self) -> bool:
+        return time.monotonic() < self.until
+
+    async def table(self, client) -> None:
+        """Play games one after another until the time is up."""
+        rng = random.Random(self.rng.random())
+        while self.running:
+            response = await client.post(self.url + "api/games",
+                                         json={"spec": self.spec, "seats": ["human", "human"]})
+            if response.status_code != 201:
+                self.error("create", f"create: {response.status_code} {response.text[:200]}")
+                await asyncio.sleep(1)
+                continue
+            game = response.json()
+            self.games += 1
+            sent: dict[int, tuple] = {}         # version made -> (sender's seat, time sent)
+            ended = await asyncio.gather(*(self.seat(game, s["seat"], s["link"], sent, rng)
+                                           for s in game["seats"]))
+            self.finished += all(ended)
+
+    async def seat(self, game: dict, seat: int, link: str, sent: dict,
+                   rng: random.Random) -> bool:
+        """One bot; True when its game ended (not the time)."""
+        _, connect, WebSocketException = _libraries()
+        loop = asyncio.get_running_loop()
+        keys: dict[str, float] = {}
+        acted, last, count = None, 0.0, 0
+        try:
+            async with connect(link, open_timeout=WAIT, close_timeout=1) as ws:
+                while self.running:
+                    try:
+                        text = await asyncio.wait_for(ws.recv(), max(0.01, min(
+                            WAIT, self.until - time.monotonic())))
+                    except asyncio.TimeoutError:
+                        if self.running:
+                            self.error("stuck", f"{game['id']} seat {seat}: no frame in "
+                                       f"{WAIT:.0f} s")
+                        return False
+                    now = time.monotonic()
+                    message = json.loads(text)
+                    kind = message["type"]
+                    if kind == "ack":
+                        self.ack.append(now - keys.pop(message["key"]))
+                        self.actions += 1
+                        continue
+                    if kind == "error":
+                        self.error(message["code"], f"{game['id']} seat {seat}: {message}")
+                        continue
+                    if kind != "update" and kind != "sync":
+                        continue
+                    version, view = message["version"], message["view"]
+                    if kind == "update" and sent.get(version, (seat,))[0] != seat:
+                        self.update.append(now - sent.pop(version)[1])
+                    if view["terminal"]:
+                        return True
+                    if view["seats"][seat] not in view["acting"] or acted == version:
+                        continue
+                    pause = rng.uniform(0, 2 * self.think) if self.think else 0.0
+                    await asyncio.sleep(max(pause, last + PACE - loop.time()))
+                    acted, last, count = version, loop.time(), count + 1
+                    key = f"{seat}-{count}"
+                    keys[key] = time.monotonic()
+                    sent[version + 1] = (seat, keys[key])
+                    await ws.send(json.dumps({"type": "action", "seat": seat,
+                                              "move": rng.choice(view["legal"]),
+                                              "version": version, "key": key}))
+        except (OSError, WebSocketException, EOFError) as error:
+            if self.running:
+                self.error("dropped", f"{game['id']} seat {seat}: {error!r}")
+        return False
+
+
+async def _load(url: str, spec: str, games: int, seconds: float, seed: int, think: float,
+                out) -> dict:
+    httpx, _, _ = _libraries()
+    started = time.monotonic()
+    state = Load(url, spec, seed, started + seconds, think)
+    limits = httpx.Limits(max_connections=games, max_keepalive_connections=games)
+    async with httpx.AsyncClient(timeout=WAIT, limits=limits) as client:
+        tasks = [asyncio.create_task(state.table(client)) for _ in range(games)]
+        while not all(task.done() for task in tasks):
+            await asyncio.wait(tasks, timeout=min(10.0, max(0.1, seconds / 10)))
+            print(f"{time.monotonic() - started:.0f} s: {state.actions} actions, "
+                  f"{state.games} games, errors {sum(state.error_count.values())}",
+                  file=out, flush=True)
+        for task in tasks:
+            if task.exception():
+                raise task.exception()
+
+    def ms(values, share):
+        value = percentile(values, share)
+        return None if value is None else round(value * 1000, 1)
+
+    return {"spec": spec, "games_at_once": games, "seconds": seconds, "think": think,
+            "games_started": state.games, "games_finished": state.finished,
+            "actions": state.actions,
+            "actions_per_second": round(state.actions / seconds, 1),
+            "ack_ms": {"p50": ms(state.ack, 0.5), "p95": ms(state.ack, 0.95),
+                       "p99": ms(state.ack, 0.99), "max": ms(state.ack, 1.0)},
+            "update_ms": {"p50": ms(state.update, 0.5), "p95": ms(state.update, 0.95),
+                          "p99": ms(state.update, 0.99), "max": ms(state.update, 1.0),
+                          "count": len(state.update)},
+            "errors": sum(state.error_count.values()),
+            "errors_by_kind": dict(state.error_count), "error_samples": state.errors}
+
+
+def load(spec: str, games: int = 200, seconds: float = 180, db: str | None = None,
+         seed: int | None = None, think: float = 0.0, out=None) -> dict:
+    """Run the load benchmark; return its report (see the module's docstring)."""
+    _libraries()
+    out = out or sys.stdout
+    seed = random.randrange(2 ** 31) if seed is None else seed
+    with workspace(db) as (folder, url):
+        server = ServerProcess(folder, url, NO_CREATE_LIMIT)
+        try:
+            base = server.start()
+            report = asyncio.run(_load(base, spec, games, seconds, seed, think, out))
+            report["server_peak_rss_mib"] = _mib(peak_rss(server.process.pid))
+            cpu = cpu_seconds(server.process.pid)
+            report["server_cpu_seconds"] = None if cpu is None else round(cpu, 1)
+            report["server_cpu_ms_per_action"] = None if cpu is None or not \
+                report["actions"] else round(cpu * 1000 / report["actions"], 2)
+        finally:
+            server.kill()
+        report["server_log"] = server_log(folder)
+    report["database"] = "postgresql" if url.startswith("postgresql") else "sqlite"
+    report["seed"] = seed
+    p95 = [report["ack_ms"]["p95"], report["update_ms"]["p95"]]
+    report["target"] = f"p95 < {TARGET_P95 * 1000:.0f} ms, 0 errors"
+    report["target_met"] = report["errors"] == 0 and None not in p95 and \
+        max(p95) < TARGET_P95 * 1000
+    report["ok"] = report["errors"] == 0 and report["actions"] > 0
+    return report
+
+
+def server_log(folder, lines: int = 20) -> list[str]:
+    """The last ``lines`` lines the server wrote to stderr (its logged errors)."""
+    found = []
+    for path in sorted(folder.glob("serve-*.err")):
+        found += path.read_text(errors="replace").splitlines()
+    return found[-lines:]
+
+
+def _mib(kib: int | None) -> float | None:
+    return None if kib is None else round(kib / 1024, 1)
