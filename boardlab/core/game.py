@@ -15,6 +15,7 @@ game probes for features.
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 from .errors import BoardlabError, IllegalMoveError, NotationError
@@ -87,13 +88,15 @@ class Game:
         self.given = frozenset(options)  # the options set explicitly
         self.validate()                  # may normalise options (aliases)
         self.options = FrozenOptions(self.options)
+        self.__dict__.pop("spec", None)   # a spec asked for while validating is made again
 
     def validate(self) -> None:
         """Check combinations of options; raise OptionError. Hook for subclasses."""
 
-    @property
+    @cached_property
     def spec(self) -> str:
-        """The canonical spec string, e.g. ``carteso(size=9)``."""
+        """The canonical spec string, e.g. ``carteso(size=9)`` (options are frozen:
+        made once)."""
         return format_spec(self.name, self.options, self.declared_options)
 
     # Facts every game declares -------------------------------------------

@@ -12,6 +12,7 @@ numbers. Komi and scores are kept in half points.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 import numpy as np
 
@@ -120,6 +121,22 @@ class TerritoryGame(Game):
     @property
     def num_actions(self) -> int:
         return self._num_actions
+
+    @cached_property
+    def action_texts(self) -> tuple[str, ...]:
+        """The notation of every action (it needs no context in these games)."""
+        return tuple(self._text_of(action) for action in range(self.num_actions))
+
+    def _text_of(self, action: int) -> str:
+        k, n = self.kernel, self.n
+        kind, value, colour = k.decode(n, action)
+        if kind == k.PLACE:
+            return COLOURS[colour] + point_name(value, n)
+        if kind == k.SIDE:
+            return f"side={SIDES[value]}"
+        if kind == k.KOMI:
+            return f"komi={format_komi(value)}"
+        return "pass" if kind == k.PASS else "button"   # (legal or not in this configuration)
 
     # SGF -------------------------------------------------------------------------------
     def sgf(self, record: dict) -> str:
@@ -406,15 +423,7 @@ class TerritoryState(KernelState):
 
     # Notation -----------------------------------------------------------------------
     def _action_text(self, action: int) -> str:
-        game, k = self.game, self.kernel
-        kind, value, colour = k.decode(game.n, action)
-        if kind == k.PLACE:
-            return COLOURS[colour] + point_name(value, game.n)
-        if kind == k.SIDE:
-            return f"side={SIDES[value]}"
-        if kind == k.KOMI:
-            return f"komi={format_komi(value)}"
-        return "pass" if kind == k.PASS else "button"   # (legal or not in this configuration)
+        return self.game.action_texts[action]           # context-free: made once per game
 
     def string_to_action(self, text: str) -> int:
         game, k, n = self.game, self.kernel, self.game.n
@@ -481,6 +490,11 @@ class TerritoryState(KernelState):
         return ["".join(COLOURS[v] for v in cells[row]) for row in range(n - 1, -1, -1)]
 
     def summary(self) -> dict:
+        return self._summary(legal=True)
+
+    def _summary(self, legal: bool) -> dict:
+        """The summary; without its ``legal`` list when ``legal`` is false (a view
+        gives the seat's own legal moves, and status lines need none)."""
         v, h = self.scores_half()
         phase = self.phase()
         side = self.side_to_move()
@@ -500,7 +514,7 @@ class TerritoryState(KernelState):
             "seats": {name: SIDES[self.seat_of_side.index(i)] if self.chosen else None
                       for i, name in enumerate(self.game.seat_names)},
             "claimed": self.claimed_groups(),
-            "legal": sorted(self.legal_moves()),
+            **({"legal": sorted(self.legal_moves())} if legal else {}),
             "moves": len(self.history),
             "last_move": self.action_to_string(self.history[-1].action) if self.history
             else None,
@@ -513,8 +527,9 @@ class TerritoryState(KernelState):
         return {}
 
     def _view(self, seat: int | None) -> dict:
-        """Perfect information: every seat and spectators see everything."""
-        return self.summary()
+        """Perfect information: every seat and spectators see everything (the envelope
+        gives the seat's legal moves)."""
+        return self._summary(legal=False)
 
     def scores(self) -> dict:
         v, h = self.scores_half()
@@ -560,7 +575,7 @@ class TerritoryState(KernelState):
 
     def status_lines(self, seat: int | None = None) -> list[str]:
         """Scores, komi, whose turn and the last move, for a terminal."""
-        info = self.summary()
+        info = self._summary(legal=False)
         scores = info["scores"]
         lines = [f"Vertical {scores['vertical']:g}  -  Horizontal {scores['horizontal']:g}"
                  f"  (komi {'?' if info['komi'] is None else format_komi(self.komi_half)}"
