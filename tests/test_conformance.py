@@ -70,7 +70,8 @@ def test_same_seed_same_game(spec):
 @pytest.mark.parametrize("spec", SPECS)
 def test_record_round_trip(spec):
     game, state, _ = random_game(spec, 11)
-    record, loaded = boardlab.loads(boardlab.dumps(state, players=["a", "b"], seed=11))
+    record, loaded = boardlab.loads(boardlab.dumps(
+        state, players=[f"p{seat}" for seat in range(game.num_seats)], seed=11))
     assert record["format"] == "boardlab-record/1"
     assert loaded.summary() == state.summary()
     assert loaded.history == state.history

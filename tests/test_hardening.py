@@ -153,13 +153,13 @@ def test_agents_get_the_public_game(spec):
 
 
 @isolated(timeout=60)
-def test_a_set_up_the_public_game_cannot_describe_keeps_the_game():
-    # A deck of 40 cards: the public game (36) could not hold the views' cards.
+def test_a_deck_of_another_makeup_is_public_in_the_public_game():
+    # A deck of 40 cards: the public game keeps its makeup (cards=), never its order.
     game = boardlab.make("cartagena(players=2,deck=HCDSSDCHHSDCCHSDDSHCSCHDHDCSSCHCDSSDCHHS)")
     state = game.new_initial_state(seed=1)
     seat = state.current_player()
     agent = make_agent("mcts(iterations=30)", game, seat, seed=1)
-    assert agent.game is game
+    assert agent.game.spec == game.public_spec == "cartagena(cards=10,10,9,11)"
     assert agent.act(state.view(seat)) in state.legal_actions()
 
 

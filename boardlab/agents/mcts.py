@@ -9,6 +9,14 @@ between moves. ``ismcts`` is single-observer information-set MCTS: every
 iteration samples a new state consistent with the agent's view and walks
 one shared tree of action sequences, counting how often each action was
 available (its UCB uses that count).
+
+In perfect-information games of two sides the search is also an MCTS-solver:
+a node whose game-theoretic value is known (the game ended there, its mover
+has a proven win, or all its moves are proven) is marked ``proven``; selection
+then never enters a proven loss while a move is left that is not one, follows
+a proven win at once, and the move played is a proven win when there is one and
+never a proven loss while another move is not proven lost. See ``Node`` and
+``MCTS._choice``.
 """
 from __future__ import annotations
 
@@ -27,16 +35,33 @@ LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
 
 
 class Node:
-    """Statistics of one tree node; ``stats[a] = [visits, value, available]``."""
+    """Statistics of one tree node; ``stats[a] = [visits, value, available]``.
 
-    __slots__ = ("children", "stats")
+    The solver's marks (``MCTS.solving`` only; else they stay empty):
+    ``proven`` is the node's value, one return per seat, once it is known (the
+    game is over there, or ``_prove`` showed it); ``best`` is then the action
+    that achieves it and ``plies`` how many moves its proof takes to the end.
+    ``lost`` holds the actions whose child is a proven loss for the node's mover
+    (the lowest return the game gives).
+    """
+
+    __slots__ = ("children", "stats", "proven", "best", "plies", "lost")
 
     def __init__(self):
         self.children: dict[int, Node] = {}
         self.stats: dict[int, list] = {}
+        self.proven: tuple | None = None
+        self.best: int | None = None
+        self.plies = 0
+        self.lost: set | None = None
 
     def select(self, legal, c, rng):
-        """An untried legal action, else the best by UCB among the legal ones."""
+        """The proven best action of a proven node; else an untried legal action, else
+        the best by UCB among the legal ones; proven losses only where all are."""
+        if self.best is not None:
+            return self.best
+        if self.lost:
+            legal = [a for a in legal if a not in self.lost] or legal
         untried = [a for a in legal if a not in self.stats]
         if untried:
             return rng.choice(untried)
@@ -107,6 +132,44 @@ def _child(node, state, action, mover):
     return child
 
 
+def _prove(node, action, legal, mover, bounds) -> bool:
+    """Take in that ``node``'s child for ``action`` is proven; whether ``node`` now is.
+
+    ``node`` is a decision node of ``mover`` with the ``legal`` actions, and
+    ``bounds`` the game's lowest and highest return. A child that gives the mover
+    the highest return proves the node at once (the mover takes it); one that
+    gives the lowest is a proven loss, never chosen while another move is not;
+    once every legal action is proven, the node is worth the best of them for
+    its mover, and of several losses the one that ends the game latest (the
+    opponent must still find the win: a pass that the reply pass wins loses in
+    two moves). In a game of two sides that is minimax, so the proof is sound.
+    """
+    if node.proven is not None:
+        return False
+    children = node.children
+    value = children[action].proven
+    if value[mover] >= bounds[1]:
+        _settle(node, action)
+        return True
+    if value[mover] <= bounds[0]:
+        node.lost = node.lost or set()
+        node.lost.add(action)
+    if any(a not in children or children[a].proven is None for a in legal):
+        return False
+
+    def rank(a):
+        worth = children[a].proven[mover]
+        return worth, children[a].plies if worth <= bounds[0] else 0
+    _settle(node, max(legal, key=rank))
+    return True
+
+
+def _settle(node, action):
+    """``node`` is proven: worth its child for ``action``, one move more to the end."""
+    child = node.children[action]
+    node.proven, node.best, node.plies = child.proven, action, child.plies + 1
+
+
 def _pooled(roots, legal):
     """``roots[0]``, or with several trees a node whose root statistics are their sums."""
     if len(roots) == 1:
@@ -156,6 +219,9 @@ class MCTS(Agent):
                "a move searches, each in its own tree, sharing the budget; the move with the "
                "most simulations over all trees is played (1 where nothing is hidden)",
                minimum=1),
+        Option("solver", bool, True, "prove won and lost positions (games of two sides with "
+               "nothing hidden): play a proven win at once, never a proven loss while another "
+               "move is not one (e.g. a pass that the reply pass wins)"),
     )
 
     def __init__(self, game, seat, seed=None, evaluator=None, **options):
@@ -170,8 +236,10 @@ class MCTS(Agent):
         self._set_limits(set(options))
         self.resample = self.resample and not game.perfect_information
         self.split = self._split_seats(game) if self.resample else frozenset()
+        self.solving = self._solvable(game)
         self.roots, self.root_history = [], None
         self.iterations_done = 0
+        self._checked: set[int] = set()     # root actions whose replies _check looked at
 
     @property
     def root(self):
@@ -189,19 +257,27 @@ class MCTS(Agent):
         if action is not None:
             return action
         stats = self._search(base, view, budget, called)
-        return max(stats, key=lambda a: (stats[a][0], stats[a][1])) if stats else \
-            self.rng.choice(legal)
+        if not stats:
+            return self.rng.choice(legal)
+        if not self.solving:
+            return max(stats, key=lambda a: (stats[a][0], stats[a][1]))
+        action = self._choice(self.roots[0], base, legal)
+        lost = self.roots[0].lost or ()
+        unknown = [a for a in legal if a not in stats and a not in lost]
+        return self.rng.choice(unknown) if action in lost and unknown else action
 
     def analyse(self, view: dict, budget: dict | None = None) -> dict:
         """How the position of ``view`` stands, by the same search as :meth:`act`.
 
         ``{"estimate": {seat name: win chance 0..1}, "moves": [{"action", "visits",
         "win"}]}``: each seat's mean return over the simulations and each searched
-        move's mean return for this seat (which acts), scaled from the game's
-        ``utility_bounds`` to 0..1; the moves most visited first.
+        move's mean return for this seat (which acts), or its value where the solver
+        proved it, scaled from the game's ``utility_bounds`` to 0..1; the moves most
+        visited first.
         """
         called = time.perf_counter()
         base = state_from_view(self.game, view, self.rng)
+        mover = _mover(base)
         totals = [0.0] * self.game.num_seats
         stats = self._search(base, view, budget, called, totals)
         low, high = self.game.utility_bounds
@@ -209,8 +285,13 @@ class MCTS(Agent):
         def chance(value: float) -> float:
             return round(min(1.0, max(0.0, (value - low) / (high - low))), 4)
 
+        def worth(action: int, visits: int, value: float) -> float:
+            child = self.roots[0].children.get(action) if self.solving else None
+            return child.proven[mover] if child is not None and child.proven is not None \
+                else value / visits
+
         done = max(self.iterations_done, 1)
-        moves = [{"action": action, "visits": visits, "win": chance(value / visits)}
+        moves = [{"action": action, "visits": visits, "win": chance(worth(action, visits, value))}
                  for action, (visits, value, _) in stats.items() if visits]
         moves.sort(key=lambda move: (-move["visits"], -move["win"], move["action"]))
         return {"estimate": {name: chance(total / done) for name, total in
@@ -228,6 +309,9 @@ class MCTS(Agent):
         roots = self._roots(view, len(worlds))
         sampler = Sampler(base, view, self.rng, self.options.get("worlds", 0)) \
             if self.resample else None
+        self._checked = set()
+        if self.solving and roots[0].proven is None:
+            self._scan(roots[0], base)           # the moves that end the game at once
         done, start = 0, time.perf_counter()
         while True:
             tree = done % len(worlds)
@@ -240,10 +324,16 @@ class MCTS(Agent):
             now = time.perf_counter() if deadline or done % CHECK_EVERY == 0 else 0.0
             if limit and done >= limit or deadline and now >= deadline:
                 break
-            if done % CHECK_EVERY == 0 and self.options["early_stop"]:
-                left = _simulations_left(done, limit, start, now, deadline)
-                if settled(_pooled(roots, legal), legal, left):
-                    break
+            root = roots[0]
+            if self.solving and root.proven is not None and self.options["early_stop"]:
+                break                            # the search can change nothing more
+            if done % CHECK_EVERY == 0:
+                if self.solving:                 # the leader gets a look at its replies
+                    self._choice(root, base, legal)
+                if self.options["early_stop"]:
+                    left = _simulations_left(done, limit, start, now, deadline)
+                    if settled(_pooled(roots, legal), self._open(root, legal), left):
+                        break
         self.iterations_done = done
         return {a: s for a, s in _pooled(roots, legal).stats.items() if a in legal}
 
@@ -277,6 +367,15 @@ class MCTS(Agent):
             limits["iterations"] = 0
         limits.update(given)
         return limits["time"], limits["iterations"]
+
+    def _solvable(self, game) -> bool:
+        """Whether the solver runs: asked for, nothing hidden, nothing simultaneous, and two
+        sides, so that a value proven for one side is the other's loss (minimax).
+
+        Chance nodes are allowed: they are never proven, so no proof crosses one.
+        """
+        return self.options["solver"] and not self.resample and game.perfect_information \
+            and not game.simultaneous and len(game.teams) == 2
 
     def _split_seats(self, game):
         """The seats whose decisions get one statistic per private information (hand)."""
@@ -314,6 +413,74 @@ class MCTS(Agent):
             node = node.children.get(("text", text)) if node else None
         return node
 
+    # The solver ----------------------------------------------------------------------
+    def _choice(self, root, base, legal) -> int:
+        """The move the search would play now from ``root`` (the position ``base``).
+
+        A proven win if there is one; else the most visited move not proven lost
+        (``act`` plays an unsearched move rather than a searched one proven lost);
+        where every move is proven, the best of them (``_prove``). Before a move is
+        chosen, its replies are looked at once (``_check``): one that ends the game
+        in the opponent's favour makes it a proven loss, and the next move is
+        considered.
+        """
+        allowed = set(legal)
+        while True:
+            if root.proven is not None:
+                return root.best
+            lost = root.lost or ()
+            stats = root.stats
+            pick = max((a for a in stats if a in allowed),     # ties: as without the solver
+                       key=lambda a: (a not in lost, stats[a][0], stats[a][1]))
+            if pick in lost or pick in self._checked:
+                return pick
+            self._check(root, base, pick, legal)
+
+    def _open(self, root, legal):
+        """The legal actions the move may still be chosen from: those not proven lost
+        (all of them where all are, or without the solver)."""
+        if not self.solving or not root.lost:
+            return legal
+        return [a for a in legal if a not in root.lost] or legal
+
+    def _check(self, root, base, action, legal):
+        """Look at every reply to ``action`` at ``root`` once: prove the replies that end
+        the game, and through them maybe ``action`` (and ``root``)."""
+        self._checked.add(action)
+        child = root.children.get(action)
+        if child is None or child.proven is not None:
+            return
+        mover = _mover(base)
+        state = base.clone()
+        state.apply(action, seat=mover)
+        if self._scan(child, state):
+            _prove(root, action, legal, mover, self.game.utility_bounds)
+
+    def _scan(self, node, state) -> bool:
+        """Try every legal action of the decision node ``node`` (at ``state``), and mark
+        those that end the game as proven children; whether ``node`` got proven.
+
+        It costs a copy and a move per legal action, so the search does it only at
+        the root and for the replies to a root move about to be chosen.
+        """
+        if state.is_terminal() or state.is_chance():
+            return False
+        mover = _mover(state)
+        legal = state.legal_actions_for(mover)
+        for action in legal:
+            if action in node.children:
+                continue                     # already searched: proven if it ended the game
+            after = state.clone()
+            after.apply(action, seat=mover)
+            if not after.is_terminal():
+                continue
+            text = state.action_to_string(action)
+            child = node.children[action] = node.children[("text", text)] = Node()
+            child.proven = tuple(after.returns())
+            if _prove(node, action, legal, mover, self.game.utility_bounds):
+                return True
+        return False
+
     def _iterate(self, root, state):
         c, rng = self.options["c"], self.rng
         path, node = [], root
@@ -334,17 +501,30 @@ class MCTS(Agent):
             expanding = action not in node.stats
             if expanding:
                 node.stats[action] = [0, 0.0, 1]
-            path.append((node, action, mover))
+            path.append((node, action, mover, legal))
             node = _child(node, state, action, mover)
             if expanding:
                 break
-        returns = state.returns() if state.is_terminal() else \
-            self.evaluator.evaluate(state, rng)
-        for node, action, mover in path:
+        if state.is_terminal():
+            returns = state.returns()
+            if self.solving and node.proven is None:
+                node.proven = tuple(returns)
+                self._prove_path(path)
+        else:
+            returns = self.evaluator.evaluate(state, rng)
+        for node, action, mover, _ in path:
             entry = node.stats[action]
             entry[0] += 1
             entry[1] += returns[mover]
         return returns
+
+    def _prove_path(self, path):
+        """Carry a new proof up ``path`` (from its end) while it proves the nodes above;
+        a chance node, never proven, stops it."""
+        for node, action, mover, legal in reversed(path):
+            if node.children[action].proven is None or \
+                    not _prove(node, action, legal, mover, self.game.utility_bounds):
+                return
 
 
 @register_agent

@@ -1,13 +1,16 @@
 """Versioned JSON game records and replay.
 
 A record is ``{"format": "boardlab-record/1", "game", "spec", "options",
-"seats", "players", "moves", "result"}``; ``moves`` holds every action in
-notation. A game that ended in an agreed draw (``State.agree_draw``) has
+"seats", "players", "moves", "result"}`` (and optionally ``"seed"``,
+``"created"``, ``"meta"``); ``moves`` holds every action in notation,
+``players`` one name per seat (or null) and ``result`` is null until the game
+is over. A game that ended in an agreed draw (``State.agree_draw``) has
 ``"agreed_draw": true`` after its moves and the format ``boardlab-record/2``
 (version 1 has no agreed draws; a reader of version 2 reads both). Loading
 checks the format, replays every move (and the agreement) and compares the
-stored result; anything wrong raises :class:`RecordError` and nothing is
-half-loaded.
+stored facts (game, options, seats, the number of players and the whole
+result block); anything wrong, however malformed or deeply nested the text,
+raises :class:`RecordError` and nothing is half-loaded.
 """
 from __future__ import annotations
 
@@ -93,18 +96,27 @@ def loads(text: str) -> tuple[dict, State]:
     """Parse and check a record; return it with the replayed final state."""
     try:
         record = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as error:
-        raise RecordError(f"not a JSON record: {error}") from None
+    except RecursionError:
+        raise RecordError("not a JSON record: it is nested too deeply") from None
+    except (ValueError, TypeError) as error:    # JSONDecodeError, too many digits, bytes
+        raise RecordError(f"not a JSON record: {str(error)[:200]}") from None
     return record, check_record(record)
 
 
 def check_record(record) -> State:
     """Validate a parsed record and replay it; raise RecordError on any problem."""
+    try:
+        return _check(record)
+    except RecursionError:           # a value nested too deeply to compare or print
+        raise RecordError("record holds a value nested too deeply") from None
+
+
+def _check(record) -> State:
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
     version = record.get("format")
     if version not in FORMATS:
-        raise RecordError(f"unknown record format {version!r} (this boardlab reads "
+        raise RecordError(f"unknown record format {_short(version)} (this boardlab reads "
                           f"{' and '.join(map(repr, FORMATS))})")
     agreed = record.get("agreed_draw", False)
     if not isinstance(agreed, bool) or agreed and version == FORMAT:
@@ -129,17 +141,56 @@ def check_record(record) -> State:
     except Exception as error:          # whatever else a hand-edited record can provoke
         raise RecordError(f"record does not replay: {type(error).__name__}: "
                           f"{str(error)[:200]}") from None
-    if "game" in record and record["game"] != state.game.name:
-        raise RecordError(f"record says game {record['game']!r} but its spec is "
+    _check_facts(record, state)
+    return state
+
+
+def _check_facts(record: dict, state: State) -> None:
+    """The record's stored facts agree with the replayed ``state``."""
+    game = state.game
+    if "game" in record and record["game"] != game.name:
+        raise RecordError(f"record says game {_short(record['game'])} but its spec is "
                           f"{record['spec']!r}")
     options = record.get("options")
-    if options is not None and options != state.game.options:
+    if options is not None and options != game.options:
         raise RecordError("record options do not match its spec")
-    stored = record.get("result")
-    if stored is not None and stored.get("returns") != (state.returns() if
-                                                        state.is_terminal() else None):
-        raise RecordError("record result does not match the replayed game")
-    return state
+    seats = record.get("seats")
+    if seats is not None and seats != list(game.seat_names):
+        raise RecordError(f"record seats {_short(seats)} are not the seats of "
+                          f"{game.spec!r} ({', '.join(game.seat_names)})")
+    players = record.get("players")
+    if players is not None and (not isinstance(players, list) or len(players) !=
+                                game.num_seats or not all(isinstance(p, str) for p in players)):
+        raise RecordError(f"record field 'players' must be null or {game.num_seats} names "
+                          f"(one per seat), not {_short(players)}")
+    created = record.get("created")
+    if created is not None and not isinstance(created, str):
+        raise RecordError("record field 'created' must be a date in ISO format")
+    if "result" not in record:
+        raise RecordError("record field 'result' is missing (null for an unfinished game)")
+    stored, replayed = record["result"], result_of(state)
+    if replayed is None:
+        if stored is not None:
+            raise RecordError("record result does not match the replayed game: it gives a "
+                              "result but the moves do not end the game")
+        return
+    if stored is None:
+        raise RecordError("record result does not match the replayed game: it is null but "
+                          "the moves end the game")
+    replayed = json.loads(json.dumps(replayed))         # as JSON holds it (lists, str keys)
+    if set(stored) != set(replayed):
+        raise RecordError(f"record result does not match the replayed game: it must hold "
+                          f"exactly {', '.join(sorted(replayed))}")
+    for key in sorted(replayed):
+        if stored[key] != replayed[key]:
+            raise RecordError(f"record result does not match the replayed game: {key!r} is "
+                              f"{_short(stored[key])}, the replay gives {replayed[key]!r}")
+
+
+def _short(value) -> str:
+    """``value`` for an error message, cut short (a record may hold anything)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def save(path, state: State, **kwargs) -> None:

@@ -104,10 +104,20 @@ OPTIONS = (
            analysis=True),
     Option("deck", str, "", "set-up: the deck before the deal, top card first", analysis=True),
     Option("hands", str, "", "set-up: each seat's hand, '/'-separated, e.g. DC/HH", analysis=True),
+    Option("cards", str, "", "set-up: the cards of each symbol in all (pile, hands and "
+           "discards), e.g. 9,9,9,12; public, unlike the deck's order (default: "
+           "cards_per_symbol of each)", analysis=True),
     Option("positions", str, "", "set-up: each seat's token positions, '/'-separated, e.g. "
            "0,3,9,11/0,9,13,15", analysis=True),
     Option("discard", str, "", "set-up: the discard pile's cards, e.g. HHDCS", analysis=True),
 )
+
+
+MAX_CARDS = 240         # the most cards in all: the largest deck the options allow (6 x 40)
+
+
+def _counts_text(counts: list[int]) -> str:
+    return ",".join(str(n) for n in counts)
 
 
 def _letters(text: str, alphabet: str, option: str) -> list[int]:
@@ -161,9 +171,13 @@ class Cartagena(Game):
         self.cfg[[K.C_SKIP, K.C_FROM_END, K.C_VOLUNTARY, K.C_LIMIT, K.C_MAX_TURNS]] = (
             o["retreat_over_full"] == "skip", o["retreat_from_end"], o["allow_voluntary_pass"],
             o["hand_limit"], o["max_turns"])
+        # the kernel's own deal (used where no set-up replaces it: playouts) fills the deck
+        # as card i // C_CARDS_PER: a set-up deck of any size keeps to the S symbols
+        per_symbol = max(1, -(-self.deck_size // o["symbols"])) if self.setup_cards \
+            else o["cards_per_symbol"]
         self.cfg[[K.C_DECK, K.C_ROW, K.C_PER_SYMBOL, K.C_CARDS_PER, K.C_HAND]] = (
             self.deck_size, 0 if o["visibility"] == "jamaica" else ROW,
-            o["spaces_per_symbol"], o["cards_per_symbol"], o["hand_size"])
+            o["spaces_per_symbol"], per_symbol, o["hand_size"])
         self.cfg[[K.C_SEGMENTS, K.C_FIRST, K.C_DEADLOCK]] = (
             o["track_layout"] == "segments", o["first_player"], o["end_on_deadlock"])
         self.layout = K.layout(self.cfg)
@@ -172,6 +186,8 @@ class Cartagena(Game):
         self._public_spec = None
 
     def _setup_cards(self):
+        """The set-up's cards (``deck``, ``hands``, ``discard``, ``cards``): refused unless
+        they make one deck of at most MAX_CARDS cards (the kernel's buffers are sized by it)."""
         o, S = self.options, self.options["symbols"]
         self.deck = _letters(o["deck"], self.alphabet, "deck") if o["deck"] else None
         self.hands = None
@@ -181,29 +197,48 @@ class Cartagena(Game):
                 raise OptionError(f"option 'hands': give {o['players']} hands separated by '/'")
             self.hands = [_letters(p, self.alphabet, "hands") for p in parts]
         self.discard = _letters(o["discard"], self.alphabet, "discard")
-        explicit = self.deck is not None or self.hands is not None or self.discard
-        if not explicit:
-            self.deck_size = S * o["cards_per_symbol"]
-            return
+        self.setup_cards = bool(o["deck"] or o["hands"] or o["discard"] or o["cards"])
+        totals = self._declared_totals()
+        placed = [c for h in (self.hands or []) for c in h] + self.discard
         if self.deck is None:
-            counts = [o["cards_per_symbol"]] * S
-            for card in [c for h in (self.hands or []) for c in h] + self.discard:
+            counts = list(totals)
+            for card in placed:
                 counts[card] -= 1
                 if counts[card] < 0:
                     raise OptionError(f"options 'hands'/'discard' use more "
                                       f"{self.alphabet[card]} cards than the deck has")
             self.rest = [s for s in range(S) for _ in range(counts[s])]
-        held = sum(len(h) for h in self.hands) if self.hands else 0
-        pile = len(self.deck) if self.deck is not None else len(self.rest)
-        self.deck_size = pile + held + len(self.discard)
+        else:
+            cards = self.deck + placed
+            given = [cards.count(s) for s in range(S)]
+            if o["cards"] and given != totals:
+                raise OptionError(f"option 'cards': the deck, hands and discards hold "
+                                  f"{_counts_text(given)}, not {o['cards']}")
+            totals = given
+        self.totals = totals
+        self.deck_size = sum(totals)
+        if self.deck_size > MAX_CARDS:
+            raise OptionError(f"options 'deck'/'hands'/'discard'/'cards': at most {MAX_CARDS} "
+                              f"cards in all, not {self.deck_size}")
+
+    def _declared_totals(self) -> list[int]:
+        """The cards of each symbol that option ``cards`` (or ``cards_per_symbol``) declares."""
+        o, S = self.options, self.options["symbols"]
+        if not o["cards"]:
+            return [o["cards_per_symbol"]] * S
+        try:
+            totals = [int(v) for v in o["cards"].split(",")]
+        except ValueError:
+            totals = []
+        if len(totals) != S or min(totals) < 0 or sum(totals) > MAX_CARDS:
+            raise OptionError(f"option 'cards': {S} whole numbers >= 0, one per symbol "
+                              f"({' '.join(self.alphabet)}), at most {MAX_CARDS} in all, "
+                              f"e.g. {','.join(['9'] * S)}")
+        return totals
 
     def card_totals(self) -> list[int]:
         """How many cards of each symbol there are in all (pile, hands and discards)."""
-        S = self.options["symbols"]
-        if self.deck is None:
-            return [self.options["cards_per_symbol"]] * S
-        cards = self.deck + [c for h in (self.hands or []) for c in h] + self.discard
-        return [cards.count(s) for s in range(S)]
+        return list(self.totals)
 
     def _setup_positions(self):
         o = self.options
@@ -235,9 +270,14 @@ class Cartagena(Game):
     # Facts ------------------------------------------------------------------
     @property
     def public_spec(self) -> str:
-        """The spec without the set-up's hidden cards (dealt hands, deck order)."""
+        """The spec without the set-up's hidden cards (dealt hands, deck order); what is
+        public stays: the cards of each symbol in all (``cards``, where not the default),
+        so the public game holds the same cards as this one."""
         if self._public_spec is None:              # options never change once made
-            hidden = {"hands": "", "deck": ""}
+            default = [self.options["cards_per_symbol"]] * self.options["symbols"]
+            hidden = {"hands": "", "deck": "",
+                      "cards": "" if self.totals == default else
+                      _counts_text(self.totals)}
             self._public_spec = format_spec(self.name, {**self.options, **hidden},
                                             self.declared_options)
         return self._public_spec
@@ -382,7 +422,7 @@ class CartagenaState(KernelState):
         game = self.game
         if game.track is not None:
             self.track[1:game.L + 1] = game.track
-        if game.deck is not None or game.hands is not None or game.discard:
+        if game.setup_cards:
             pile = list(game.deck) if game.deck is not None else rng.sample(game.rest,
                                                                               len(game.rest))
             for seat in range(game.num_seats):

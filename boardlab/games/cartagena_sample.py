@@ -10,6 +10,11 @@ they are dealt uniformly. Both deals are the kernel's (``deal_groups``,
 ``redeal``): :func:`redeal` deals a sample's unseen cards again in place,
 which is how searchers draw many worlds cheaply.
 
+The view's card counts are checked against the game's deck before anything
+is written (:func:`check_cards`): the kernel's buffers hold exactly the
+game's cards, and a view that holds more (another game's, or a forged one)
+raises BoardlabError instead of writing past them.
+
 The seats of past moves are not in a view's history; they follow from the
 turn structure (:func:`movers`), starting from the public first player.
 """
@@ -25,13 +30,20 @@ from .cartagena_knowledge import CardKnowledge
 
 def determinize(game, view: dict, seed: int):
     """A full state consistent with ``view``; the unseen cards and the chance seed are new."""
+    seat, data = view["seat"], view.get("card_knowledge")
+    face_up = check_cards(game, view)
+    knowledge = None
+    if data is not None and seat is not None:
+        try:
+            knowledge = CardKnowledge.from_data(data, seat, game.alphabet, game.seat_names)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise BoardlabError(f"{game.spec}: the view's card knowledge is malformed") \
+                from None
+        _check_knowledge(game, view, knowledge, len(face_up))
     state = game.new_initial_state(seed)
     state.knowledge = None                  # a sample for search: nothing is tracked
     public_from_view(state, view)
-    face_up = [game.alphabet.index(c) for c in view["face_up"]]
-    seat, data = view["seat"], view.get("card_knowledge")
-    if data is not None and seat is not None:           # dealt from what the seat knows
-        knowledge = CardKnowledge.from_data(data, seat, game.alphabet, game.seat_names)
+    if knowledge is not None:                           # dealt from what the seat knows
         state.hand(seat)[:] = [view["hand"][a] for a in game.alphabet]
         _set_pile(state, face_up + [0] * sum(g[2] for g in knowledge.groups), len(face_up))
         set_sampled_for(state, knowledge)
@@ -40,6 +52,80 @@ def determinize(game, view: dict, seed: int):
     hidden = _place_unseen(state, view, face_up)
     K.redeal(state.buf, game.cfg, hidden, seed)         # ... and dealt uniformly
     return state
+
+
+def check_cards(game, view: dict) -> list[int]:
+    """The face-up cards of ``view`` (symbols), once its card counts are those of a game
+    of ``game``: whole numbers >= 0 that add up to the deck, a face-up row of at most
+    the game's row and the pile; raise BoardlabError otherwise."""
+    alphabet, names = game.alphabet, game.seat_names
+
+    def counts(value, what: str, keys) -> list[int]:
+        if not isinstance(value, dict) or set(value) != set(keys) or not all(
+                type(n) is int and 0 <= n <= game.deck_size for n in value.values()):
+            raise BoardlabError(f"{game.spec}: the view's {what} must give a count of 0-"
+                                f"{game.deck_size} for each of {', '.join(keys)}")
+        return [value[k] for k in keys]
+
+    sizes = counts(view.get("hand_sizes"), "hand sizes", names)
+    discard = counts(view.get("discard"), "discard", alphabet)
+    pile = view.get("pile_size")
+    face_up = view.get("face_up")
+    if type(pile) is not int or not isinstance(face_up, list) or \
+            not all(isinstance(c, str) and len(c) == 1 and c in alphabet for c in face_up):
+        raise BoardlabError(f"{game.spec}: the view's pile size and face-up cards are "
+                            f"malformed")
+    if sum(sizes) + sum(discard) + pile != game.deck_size or pile < 0 or \
+            len(face_up) > min(pile, game.cfg[K.C_ROW]):
+        raise BoardlabError(f"{game.spec}: the view's cards do not add up to the game's "
+                            f"{game.deck_size} (hands {sum(sizes)}, discard {sum(discard)}, "
+                            f"pile {pile} with {len(face_up)} face up)")
+    hands = dict(view.get("hands") or {})
+    if view.get("hand") is not None and view.get("seat") is not None:
+        hands[names[view["seat"]]] = view["hand"]
+    for name, hand in hands.items():
+        if name not in names or sum(counts(hand, f"hand of {name}", alphabet)) != \
+                sizes[names.index(name)]:
+            raise BoardlabError(f"{game.spec}: the view's hand of {name} is not a hand of "
+                                f"its size")
+    _check_board(game, view)
+    return [alphabet.index(c) for c in face_up]
+
+
+def _check_board(game, view: dict) -> None:
+    """The view's track and tokens fit the game: no index past its arrays (a negative
+    one would wrap around in numpy)."""
+    track, tokens = view.get("track"), view.get("tokens")
+    if not isinstance(track, str) or len(track) != game.L or \
+            not all(c in game.alphabet for c in track):
+        raise BoardlabError(f"{game.spec}: the view's track must be {game.L} symbols of "
+                            f"{game.alphabet}")
+    if not isinstance(tokens, dict) or set(tokens) != set(game.seat_names) or not all(
+            isinstance(t, list) and len(t) == game.options["tokens"] and
+            all(type(x) is int and 0 <= x <= game.L + 1 for x in t) for t in tokens.values()):
+        raise BoardlabError(f"{game.spec}: the view's tokens must be {game.options['tokens']} "
+                            f"positions 0-{game.L + 1} for each seat")
+
+
+def _check_knowledge(game, view: dict, knowledge: CardKnowledge, face_up: int) -> None:
+    """The viewer's card knowledge places exactly the cards the view does not show."""
+    names, sizes = game.seat_names, view["hand_sizes"]
+    held = [list(k) for k in knowledge.known]
+    pile = face_up
+    for cards, hands, in_pile in knowledge.groups:
+        if min(cards + hands + [in_pile], default=0) < 0 or \
+                sum(cards) != sum(hands) + in_pile:
+            raise BoardlabError(f"{game.spec}: the view's card knowledge has a malformed "
+                                f"group")
+        for p, n in enumerate(hands):
+            held[p].append(n)
+        pile += in_pile
+    viewer = knowledge.viewer
+    if pile != view["pile_size"] or any(
+            min(held[p]) < 0 or sum(held[p]) != sizes[names[p]]
+            for p in range(game.num_seats) if p != viewer):
+        raise BoardlabError(f"{game.spec}: the view's card knowledge does not place the "
+                            f"cards the view shows")
 
 
 def redeal(state, viewer: int | None, seed: int) -> None:
@@ -111,7 +197,12 @@ def _place_unseen(state, view: dict, face_up: list[int]) -> np.ndarray:
 
 def _set_pile(state, cards: list[int], face_up: int) -> None:
     """The pile is ``cards`` and nothing else (no trace of a set-up deck), ``face_up`` of
-    them face up."""
+    them face up; more cards than the game has (its buffer's room) raise BoardlabError."""
+    game = state.game
+    if not 0 <= face_up <= len(cards) <= game.deck_size or \
+            not all(0 <= c < len(game.alphabet) for c in cards):
+        raise BoardlabError(f"{game.spec}: a pile of {len(cards)} cards ({face_up} face up) "
+                            f"does not fit a deck of {game.deck_size}")
     K.set_pile(state.buf, state.game.cfg, np.array(cards, dtype=np.int32))
     state.buf[K.M_ROW_LEFT] = face_up
 

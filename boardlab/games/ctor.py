@@ -58,6 +58,8 @@ def _check_quotas(text):
     return None
 
 
+HIDDEN_SECRETS = "hidden"      # option secrets in a public spec: set up, not shown
+
 OPTIONS = (
     Option("size", int, 10, "field size N (an N x N torus)", choices=(8, 10)),
     Option("teams", str, "1v1", "players per team, e.g. 1v1, 2v2, 3v3, 1v2, 2v3",
@@ -89,7 +91,8 @@ OPTIONS = (
            "colours' initials; play starts with regular turns", analysis=True),
     Option("turn", int, 1, "set-up: the team to move in the set-up position", choices=(1, 2),
            analysis=True),
-    Option("secrets", str, "", "set-up: each team's secret squares, e.g. 1,2,3,4,5/36,7,8,9,10",
+    Option("secrets", str, "", "set-up: each team's secret squares, e.g. 1,2,3,4,5/36,7,8,9,10; "
+           "'hidden' (a public spec): set up but not shown, so the game holds none",
            analysis=True),
 )
 
@@ -137,8 +140,13 @@ class Ctor(Game):
                              *self.team_sizes], dtype=np.int32)
         assert len(self.cfg) == K.NCFG
         self.setup = self._parse_position() if o["position"] else None
-        self.secrets = self._parse_secrets() if o["secrets"] else None
-        if self.setup is not None and o["secret_squares"] and self.secrets is None:
+        # secrets=hidden (a public spec): squares were set up but are not shown; the game
+        # holds none (a searcher samples both teams' from a view, see ctor_sample)
+        self.secrets = self._parse_secrets() if o["secrets"] and \
+            o["secrets"] != HIDDEN_SECRETS else None
+        if o["secrets"] == HIDDEN_SECRETS and not o["secret_squares"]:
+            raise OptionError("option 'secrets' needs secret_squares=true")
+        if self.setup is not None and o["secret_squares"] and not o["secrets"]:
             raise OptionError("option 'secrets': a 'position' set-up with secret squares "
                               "needs them given, e.g. secrets=1,2,3,4,5/6,7,8,9,10")
 
@@ -175,8 +183,11 @@ class Ctor(Game):
     # Facts ------------------------------------------------------------------
     @property
     def public_spec(self) -> str:
-        """The spec without the set-up's secret squares."""
-        return format_spec(self.name, {**self.options, "secrets": ""}, self.declared_options)
+        """The spec without the set-up's secret squares: ``secrets=hidden`` says that
+        they were set up (a searcher samples them from a view, see ctor_sample)."""
+        hidden = HIDDEN_SECRETS if self.options["secrets"] else ""
+        return format_spec(self.name, {**self.options, "secrets": hidden},
+                           self.declared_options)
 
     @property
     def simultaneous(self) -> bool:
