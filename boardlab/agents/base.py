@@ -27,6 +27,8 @@ _AGENTS: dict[str, type["Agent"]] = {}
 _SOURCE: dict[str, str] = {}       # agent name -> the file or module that registered it
 _IMPORTING: list[str] = []         # the source being imported now (see _import)
 RESERVED = frozenset({"game", "seat", "seed", "self"})   # set by whoever makes the agent
+#: agents shipped with boardlab that need an optional library: imported when first named
+LAZY_AGENTS = {"openspiel": ("boardlab.interop.agents", "openspiel")}
 
 
 class Agent:
@@ -105,6 +107,13 @@ def make_agent(spec: str, game: Game, seat: int, seed: int | None = None) -> Age
     name, raw = parse_spec(spec)
     if name not in _AGENTS:
         load_agents_from_env()
+    if name not in _AGENTS and name in LAZY_AGENTS:
+        module, extra = LAZY_AGENTS[name]
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            raise UnknownAgentError(f"agent {name!r} needs the library {error.name!r}: "
+                                    f"pip install 'boardlab[{extra}]'") from None
     if name not in _AGENTS:
         raise UnknownAgentError(f"unknown agent {name!r} (known agents: "
                                f"{', '.join(sorted(_AGENTS))}; an agent of your own is "

@@ -1,0 +1,93 @@
+"""Our agents against OpenSpiel's Python MCTS, through the interop adapters.
+
+    .venv/bin/python scripts/interop_bench.py --games 200 --time 1
+    .venv/bin/python scripts/interop_bench.py --specs "carteso(size=5)" --games 4 --time 0.1
+
+Each game spec is played ``--games`` times with the sides alternated: ``--ours``
+(default ``mcts(time=T)``, ``ismcts(time=T)`` with hidden information) against
+``openspiel(bot=mcts|ismcts,time=T)`` at the same seconds per move (OpenSpiel's
+Python searchers count simulations, so that agent sizes each move's simulations to
+the time from its own rate on the move before). Both sides see only their views;
+OpenSpiel's ISMCTS samples worlds through the game's own sampler.
+Prints, per spec, our score rate (a draw counts half) with a 95% Wilson interval.
+The full benchmark (200 games per spec at 1 s a move) takes hours: run it on a
+machine of its own.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+import boardlab
+from boardlab.agents import make_agent
+from boardlab.interop import agents as _bridge  # noqa: F401  (registers openspiel(...))
+
+SPECS = ("carteso(size=9)", "rumbo(size=9)", "ctor(size=8)", "cartagena")
+
+
+def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a rate ``score / n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = score / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play(game, specs: list[str], seed: int) -> list[float]:
+    """One game between agents given by spec, seat by seat; the returns."""
+    agents = [make_agent(spec, game, seat, seed=seed * 31 + seat)
+              for seat, spec in enumerate(specs)]
+    state = game.new_initial_state(seed=seed)
+    while not state.is_terminal():
+        seat = state.acting_seats()[0]
+        state.apply(agents[seat].act(state.view(seat)), seat=seat)
+    for agent in agents:
+        agent.close(state.returns())
+    return state.returns()
+
+
+def bench(spec: str, games: int, ours: str, theirs: str, seed: int) -> tuple[float, int]:
+    """Our score over ``games`` games (seats alternated by side) and the count."""
+    game = boardlab.make(spec)
+    sides = game.teams
+    if len(sides) != 2:
+        raise SystemExit(f"{spec}: the benchmark needs two sides, not {len(sides)}")
+    score = 0.0
+    for number in range(games):
+        mine = number % 2                     # which side we play this game
+        specs = [ours if game.team_of(seat) == mine else theirs
+                 for seat in range(game.num_seats)]
+        returns = play(game, specs, seed + number)
+        ours_back, theirs_back = returns[sides[mine][0]], returns[sides[1 - mine][0]]
+        score += 1.0 if ours_back > theirs_back else 0.5 if ours_back == theirs_back else 0.0
+    return score, games
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--specs", nargs="+", default=list(SPECS), help="game specs")
+    parser.add_argument("--games", type=int, default=200, help="games per spec")
+    parser.add_argument("--time", type=float, default=1.0, help="seconds per move, each side")
+    parser.add_argument("--ours", default=None, help="our agent (default mcts(time=T))")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    print(f"{args.games} games a spec at {args.time} s a move, seats alternated")
+    for spec in args.specs:
+        search = "mcts" if boardlab.make(spec).perfect_information else "ismcts"
+        ours = args.ours or f"{search}(time={args.time})"
+        theirs = f"openspiel(bot={search},time={args.time},simulations=50)"
+        started = time.perf_counter()
+        score, n = bench(spec, args.games, ours, theirs, args.seed)
+        low, high = wilson(score, n)
+        print(f"{spec:24s} {ours} against {theirs}: ours {score / n:6.1%}  "
+              f"95% [{low:.1%}, {high:.1%}]  ({n} games, {time.perf_counter() - started:.0f} s)",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
