@@ -61,6 +61,7 @@ class Option:
     maximum: float | None = None
     check: Callable[[Any], str | None] | None = None
     analysis: bool = False  # set-up options for analysis and tests
+    common: bool = False    # one of the few a front end shows first (size, players, ...)
 
     def allowed(self) -> str:
         """A short text of the allowed values, used in help and errors."""

@@ -68,8 +68,8 @@ def _from_profile(key):
 
 OPTIONS = (
     Option("profile", str, "basic", "rule set: basic (blog), advanced (blog), original "
-           "(Colovini)", choices=("basic", "advanced", "original", *ALIASES)),
-    Option("players", int, 2, "number of players", minimum=2, maximum=5),
+           "(Colovini)", choices=("basic", "advanced", "original", *ALIASES), common=True),
+    Option("players", int, 2, "number of players", minimum=2, maximum=5, common=True),
     Option("tokens", int, _from_profile("tokens"), "tokens (pirates) per player",
            minimum=1, maximum=6),
     Option("symbols", int, _from_profile("symbols"), "number of symbols (suits)",

@@ -128,7 +128,7 @@ class Carteso(TerritoryGame):
     bench_specs = ("carteso(size=9)", "carteso(size=11)", "carteso(size=13)")
     declared_options = territory_options(_default_komi)[:1] + (
         Option("button", bool, True, "the button edition (seed 000); off = the older rules "
-               "(seed 001)"),) + territory_options(_default_komi)[1:]
+               "(seed 001)", common=True),) + territory_options(_default_komi)[1:]
 
     @property
     def max_game_length(self) -> int:

@@ -61,9 +61,9 @@ def _check_quotas(text):
 HIDDEN_SECRETS = "hidden"      # option secrets in a public spec: set up, not shown
 
 OPTIONS = (
-    Option("size", int, 10, "field size N (an N x N torus)", choices=(8, 10)),
+    Option("size", int, 10, "field size N (an N x N torus)", choices=(8, 10), common=True),
     Option("teams", str, "1v1", "players per team, e.g. 1v1, 2v2, 3v3, 1v2, 2v3",
-           check=_check_teams),
+           check=_check_teams, common=True),
     Option("quota_table", str, QUOTAS, "put,move,landing per turn for a larger team of 1/2/3 "
            "players (RULES 4.2)", check=_check_quotas),
     Option("quota_row", int, 0, "row of the quota table to use (0: the larger team's size)",
@@ -74,11 +74,12 @@ OPTIONS = (
     Option("colours", str, "black,white", "the teams' colours (first team 1)"),
     Option("team_protocol", str, "single", "single: one agent plays each team turn; "
            "simultaneous: team mates commit operations at the same time (RULES 4.4)",
-           choices=("single", "simultaneous")),
+           choices=("single", "simultaneous"), common=True),
     Option("replace_only_after_op", bool, False, "Replace only after an operation this turn"),
     Option("end_check", str, "after_replaces", "when a full field ends the game",
            choices=("after_replaces", "immediate", "end_of_turn")),
-    Option("secret_squares", bool, False, "each team secretly picks squares (RULES 4.6)"),
+    Option("secret_squares", bool, False, "each team secretly picks squares (RULES 4.6)",
+           common=True),
     Option("secret_count", int, 5, "how many secret squares each team picks", minimum=1,
            maximum=10),
     Option("auto_replace_closure", bool, False, "after each operation every possible "

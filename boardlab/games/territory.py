@@ -36,11 +36,13 @@ def _half_points(value: float) -> str | None:
 def territory_options(default_komi) -> tuple[Option, ...]:
     """The options shared by the territory games."""
     return (
-        Option("size", int, 11, "board size N (an N x N board of points)", minimum=2, maximum=26),
+        Option("size", int, 11, "board size N (an N x N board of points)", minimum=2,
+               maximum=26, common=True),
         Option("komi", float, default_komi, "points added to Horizontal's score (whole or .5)",
-               check=_half_points),
+               check=_half_points, common=True),
         Option("komi_protocol", str, "fixed", "fixed komi, or bid: the first player names the "
-               "komi (komi=K), then the second picks a side", choices=("fixed", "bid")),
+               "komi (komi=K), then the second picks a side", choices=("fixed", "bid"),
+               common=True),
         Option("position", str, "", "analysis set-up: rows top first, '/'-separated, of . B W",
                analysis=True),
         Option("claims", str, "", "analysis set-up: claimed groups, e.g. Va5+Hc3 (owner and a "

@@ -90,7 +90,8 @@ def catalog() -> dict:
 def _option(option, default) -> dict:
     return {"name": option.name, "type": option.type.__name__, "default": default,
             "help": option.help, "choices": None if option.choices is None
-            else list(option.choices), "minimum": option.minimum, "maximum": option.maximum}
+            else list(option.choices), "minimum": option.minimum, "maximum": option.maximum,
+            "common": option.common}
 
 
 async def show_catalog(request: Request) -> JSONResponse:

@@ -34,13 +34,11 @@ function optionInput(option) {
   return el("input", { ...common, type: "text", value: option.default ?? "" });
 }
 
+const MAIN_OPTIONS = 4;       // with no option declared common: the first ones show, the rest fold
+
 function renderOptions() {
-  const form = $("options-form");
-  const count = state.game.options.length;
-  $("options-summary").textContent = `options (${count})`;
-  $("options-box").hidden = count === 0;
-  $("options-box").open = count <= 6;
-  form.replaceChildren(...state.game.options.map((option) => {
+  const options = state.game.options;
+  const rows = options.map((option) => {
     const input = optionInput(option);
     if (option.type === "bool") {
       return el("label", { class: "option bool", for: input.id }, input, el("span", { class: "name" }, option.name),
@@ -48,7 +46,15 @@ function renderOptions() {
     }
     return el("label", { class: "option", for: input.id }, el("span", { class: "name" }, option.name), input,
       option.help ? el("span", { class: "help" }, option.help) : null);
-  }));
+  });
+  const declared = options.some((option) => option.common);
+  const main = options.map((option, index) => (declared ? Boolean(option.common) : index < MAIN_OPTIONS));
+  const more = main.filter((shown) => !shown).length;
+  $("options-main").replaceChildren(...rows.filter((_, index) => main[index]));
+  $("options-more").replaceChildren(...rows.filter((_, index) => !main[index]));
+  $("options-summary").textContent = `more options (${Math.max(more, 0)})`;
+  $("options-box").hidden = more <= 0;
+  $("options-box").open = false;
 }
 
 /** The value of an option's input, as it goes into a spec. */
