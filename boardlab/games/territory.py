@@ -96,15 +96,15 @@ class TerritoryGame(Game):
                          points=self.points + ("button" in self.words),  # + its half point
                          fixed_options=(("komi_protocol", "fixed"),))
 
-    @property
-    def draw_order(self) -> list[int]:
+    @cached_property
+    def draw_order(self) -> tuple[int, ...]:
         """Cell numbers row by row from the top left (the description's order)."""
         n = self.n
-        return [row * n + col for row in range(n - 1, -1, -1) for col in range(n)]
+        return tuple(row * n + col for row in range(n - 1, -1, -1) for col in range(n))
 
-    @property
-    def cell_names(self) -> list[str]:
-        return [point_name(cell, self.n) for cell in self.draw_order]
+    @cached_property
+    def cell_names(self) -> tuple[str, ...]:
+        return tuple(point_name(cell, self.n) for cell in self.draw_order)
 
     def board_description(self) -> dict:
         """A square grid of points; a move is a colour, then a point."""
