@@ -9,7 +9,7 @@ from boardlab.core.board import check_block
 from boardlab.core.game import TERMINAL, Move
 from boardlab.core.view import ENVELOPE_KEYS, RESULT_KEYS
 
-from conftest import conformance_specs
+from game_specs import conformance_specs
 
 SPECS = conformance_specs()
 

@@ -52,9 +52,14 @@ def server(tmp_path_factory):
 
 
 # The browser ------------------------------------------------------------------------------
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium driven by Playwright (which never downloads a browser)."""
+    """Debian's Chromium driven by Playwright (which never downloads a browser).
+
+    One per test module, not per session: Playwright's sync API keeps an event loop
+    running in the thread while it is open, and the other tests that xdist runs on the
+    same worker afterwards call ``asyncio.run`` (pytest tears a module's fixtures down
+    before the next module's tests)."""
     if not harness.CHROMIUM.exists():
         pytest.skip(f"{harness.CHROMIUM} is missing: install Debian's chromium package "
                     "(.ci/run does) to run the browser tests")
