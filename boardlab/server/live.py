@@ -948,8 +948,12 @@ class Hub:
                 return None
             actions = await asyncio.to_thread(self.store.log, game_id)
             chat = await asyncio.to_thread(self.store.chat, game_id, CHAT_KEPT)
-            return self._live(LiveGame(self, row.id, row.spec, row.seed, row.seats, actions,
+            game = self._live(LiveGame(self, row.id, row.spec, row.seed, row.seats, actions,
                                        row.clock, row.rematch, chat))
+            if self.store.shared:               # a notice that came while it loaded was
+                for what in ("action", "seats", "chat"):        # dropped: read again
+                    await game.catch_up(what)
+            return game
 
     def _live(self, game: LiveGame) -> LiveGame:
         self.games[game.id] = game
