@@ -454,17 +454,20 @@ def cmd_connect(args) -> int:
 
 def cmd_soak(args) -> int:
     """Durability, concurrency, secrets or load soak of a real server (a child process)."""
-    from .server import soak
     _interrupt_on_termination()          # SIGTERM ends it like Ctrl-C: the server is killed
+    if args.check == "reliability":
+        return _reliability(args)
+    from .server import soak
     if args.check == "durability":
         if args.restarts < 1 or args.games < 1:
             raise BoardlabError("--restarts and --games must be at least 1")
         report = soak.durability(args.spec, args.restarts, args.games, db=args.db,
-                                 seed=args.seed)
+                                 seed=args.seed, processes=args.processes)
     elif args.check == "concurrency":
         if args.trials < 1:
             raise BoardlabError("--trials must be at least 1")
-        report = soak.concurrency(args.spec, args.trials, seed=args.seed)
+        report = soak.concurrency(args.spec, args.trials, db=args.db, seed=args.seed,
+                                  processes=args.processes)
     elif args.check == "secrets":
         from .server.secrets_check import secrets
         if min(args.cartagena, args.ctor) < 0 or args.cartagena + args.ctor < 1 or \
@@ -484,6 +487,17 @@ def cmd_soak(args) -> int:
     print(json.dumps(report, indent=1))
     print("soak " + args.check + (": OK" if report["ok"] else ": FAILED"))
     return 0 if report["ok"] else 1
+
+
+def _reliability(args) -> int:
+    """Record fuzzing, hidden views, hostile engines and killed tournaments, in turn."""
+    from .reliability import reliability
+    if args.minutes <= 0:
+        raise BoardlabError("--minutes must be above 0")
+    outcomes = reliability(args.minutes, seed=args.seed)
+    ok = not any(outcome.failed for outcome in outcomes)
+    print("soak reliability" + (": OK" if ok else ": FAILED"))
+    return 0 if ok else 1
 
 
 def _valid_specs(specs: list[str]) -> list[str]:
@@ -511,13 +525,19 @@ SECRETS_SQUARES = [
     "ctor(size=8,secret_squares=true,secret_count=2)"]
 
 
+def _processes_argument(parser, what: str) -> None:
+    parser.add_argument("--processes", type=int, default=1, choices=(1, 2),
+                        help="`boardlab serve` processes on one database (default 1); 2 "
+                        f"needs --db postgresql://...: {what}")
+
+
 def _soak_parser(sub) -> None:
     soak = sub.add_parser("soak", help="soak a real server: SIGKILL-and-restart durability, "
                           "two simultaneous actions for one seat, secrets in every frame, "
-                          "or latencies under load",
+                          "or latencies under load; or the reliability checks",
                           epilog="Runs `boardlab serve` on 127.0.0.1 as a child process in a "
-                          "temporary folder. Exit code 0 when every invariant held, 1 if not. "
-                          "See docs/server-checks.md.")
+                          "temporary folder (reliability: no server). Exit code 0 when every "
+                          "invariant held, 1 if not. See docs/server-checks.md.")
     checks = soak.add_subparsers(dest="check", required=True)
     durable = checks.add_parser("durability", help="kill the server with SIGKILL and restart it "
                                 "while bot clients play; every acknowledged action must stay")
@@ -528,12 +548,17 @@ def _soak_parser(sub) -> None:
     durable.add_argument("--db", help="database URL or SQLite file (default: a file in a "
                          "temporary folder)")
     durable.add_argument("--seed", type=int, help="seed of the bots and the kill times")
+    _processes_argument(durable, "the bots use both; each restart kills one in turn, every "
+                        "fourth both")
     durable.add_argument("--spec", default=SOAK_SPEC, help="the game the bots play, two "
                          f"seats (default {SOAK_SPEC})")
     racing = checks.add_parser("concurrency", help="two connections of one seat send two "
                                "different actions at one version; exactly one is accepted")
     racing.add_argument("--trials", type=int, default=1000, help="trials (default 1000)")
     racing.add_argument("--seed", type=int, help="seed of the moves chosen")
+    racing.add_argument("--db", help="database URL or SQLite file (default: a file in a "
+                        "temporary folder)")
+    _processes_argument(racing, "the two racing connections go to different ones")
     racing.add_argument("--spec", default=SOAK_SPEC, help="the game played, two seats "
                         f"(default {SOAK_SPEC})")
     hidden = checks.add_parser("secrets", help="bots play games with hidden information; "
@@ -558,6 +583,12 @@ def _soak_parser(sub) -> None:
     loaded.add_argument("--think", type=float, default=0.0, help="mean seconds a bot "
                         "thinks before a move (default 0: it answers at once)")
     loaded.add_argument("--seed", type=int, help="seed of the bots")
+    reliable = checks.add_parser("reliability", help="in turn, for a bounded time: fuzzed "
+                                 "records, hidden views of random positions, hostile "
+                                 "engines, tournaments killed with SIGKILL and resumed")
+    reliable.add_argument("--minutes", type=float, default=10.0, help="the whole run, shared "
+                          "equally by the four checks (default 10)")
+    reliable.add_argument("--seed", type=int, help="seed of every check")
 
 
 def _connect_parser(sub) -> None:

@@ -2,8 +2,6 @@ import warnings
 
 import pytest
 
-import boardlab
-
 
 @pytest.fixture(autouse=True)
 def _quiet_parity_warnings():

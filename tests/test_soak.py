@@ -96,6 +96,60 @@ def test_bad_arguments_are_refused(capsys):
     assert "at least 1" in capsys.readouterr().err
 
 
+def test_two_processes_need_a_postgresql_database(capsys):
+    for check in ("durability", "concurrency"):
+        assert main(["soak", check, "--processes", "2"]) == 2
+        assert "--processes 2 needs --db postgresql://" in capsys.readouterr().err
+        assert main(["soak", check, "--processes", "2", "--db", "soak.db"]) == 2
+        assert "PostgreSQL" in capsys.readouterr().err
+    with pytest.raises(soak.SoakError, match="at least 1"):
+        soak.concurrency("carteso(size=5)", trials=1, processes=0)
+
+
+# Two server processes on one PostgreSQL database ---------------------------------------------
+@pytest.fixture(scope="module")
+def postgres():
+    from postgres_server import throwaway_postgres
+    with throwaway_postgres() as server:
+        yield server
+
+
+def test_two_processes_keep_every_acknowledged_action_across_sigkills(postgres):
+    before = soak_folders()
+    out = io.StringIO()
+    report = soak.durability("carteso(size=5)", restarts=5, games=2, db=postgres.url,
+                             seed=8, out=out, processes=2)
+    assert report["ok"], json.dumps(report)
+    assert report["processes"] == 2 and report["restarts"] == 5
+    # each restart kills one server in turn (the fourth both): 2 starts, then 1 + 1 + 1 + 2 + 1
+    assert report["server_starts"] >= 2 + 6 and len(report["port_kept"]) == 2
+    assert report["acknowledged_missing"] == 0 and report["phantom_actions"] == 0
+    assert report["unreplayable_logs"] == 0 and report["server_history_mismatches"] == 0
+    assert report["errors"] == [] and report["actions_acknowledged"] > 0
+    assert report["actions_sent"] == (report["actions_acknowledged"]
+                                      + report["committed_unacknowledged"]
+                                      + report["sent_never_committed"])
+    assert report["logged_actions"] == (report["actions_acknowledged"]
+                                        + report["committed_unacknowledged"])
+    assert "restart 5/5" in out.getvalue()
+    assert soak_folders() <= before
+
+
+def test_two_processes_accept_exactly_one_of_two_racing_actions(postgres):
+    report = soak.concurrency("carteso(size=5)", trials=30, db=postgres.url, seed=4,
+                              out=io.StringIO(), processes=2)
+    assert report["ok"], json.dumps(report)
+    assert report["processes"] == 2 and report["accepted_histogram"] == {1: 30}
+    assert report["failures"] == [] and sum(report["refusals"].values()) == 30
+    assert set(report["refusals"]) <= {"stale_version", "game_over"}
+
+
+def test_the_soak_command_runs_two_processes(postgres, capsys):
+    assert main(["soak", "concurrency", "--trials", "4", "--seed", "2", "--processes", "2",
+                 "--db", postgres.url]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("soak concurrency: OK")
+
+
 def test_an_interrupted_soak_kills_its_server_and_removes_its_folder():
     before = soak_folders()
     process = subprocess.Popen([sys.executable, "-m", "boardlab.cli", "soak", "durability",

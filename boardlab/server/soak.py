@@ -13,6 +13,14 @@ missing, or a log that does not replay, is a failure.
 actions for the same seat at the same version on two connections holding the same token,
 at (nearly) the same moment: exactly one must be accepted.
 
+With ``--processes 2 --db postgresql://...`` both run two `boardlab serve` processes on one
+PostgreSQL database (see docs/server-protocol.md, "Several server processes"). Durability:
+the two seats of a game start on different servers (a client whose server is down goes to
+the other); each restart kills one server in turn, every fourth both. A ``stale_version``
+answer is allowed there (a client reconnected to a server that learns of the other's commit
+a few milliseconds later; it syncs and chooses again) and counted, never an error with one
+server. Concurrency: the two racing connections go to different servers.
+
 Both run only on 127.0.0.1, are bounded in time (every wait has a timeout), and always kill
 the server's process group and remove their temporary folder (on success, failure, Ctrl-C).
 """
@@ -151,13 +159,19 @@ def _ws(url: str) -> str:
 
 # Durability --------------------------------------------------------------------------------
 class Durability:
-    """The state shared by the bot clients and the killer."""
+    """The state shared by the bot clients and the killer.
 
-    def __init__(self, spec: str, restarts: int, tables: int, seed: int, out):
+    ``processes`` servers share the database; ``urls[i]`` and ``up[i]`` are server i's
+    URL and whether it is running. A client connects to its preferred server, or to
+    another one while that one is down.
+    """
+
+    def __init__(self, spec: str, restarts: int, tables: int, seed: int, out,
+                 processes: int = 1):
         self.spec, self.restarts, self.tables, self.out = spec, restarts, tables, out
         self.rng = random.Random(seed)
-        self.url = ""
-        self.up = asyncio.Event()
+        self.urls = [""] * processes
+        self.up = [asyncio.Event() for _ in range(processes)]
         self.sent: dict[str, tuple[str, int, str, int]] = {}   # key -> game, seat, move, version
         self.acked: dict[str, int] = {}                         # key -> version the ack named
         self.games: list[str] = []
@@ -165,6 +179,17 @@ class Durability:
         self.errors: list[str] = []
         self.stopping = False
         self.checked_finished: set[str] = set()     # checked after they were over
+        self.stale = 0                  # stale_version answers (two servers only)
+
+    async def server(self, preferred: int) -> str:
+        """The URL of server ``preferred`` if it is up, else of the next one up (waits
+        while none is)."""
+        while True:
+            for n in range(len(self.urls)):
+                i = (preferred + n) % len(self.urls)
+                if self.up[i].is_set() or self.stopping:
+                    return self.urls[i]
+            await asyncio.sleep(0.02)
 
     def error(self, text: str) -> None:
         if len(self.errors) < 50:
@@ -178,9 +203,9 @@ class Durability:
         rng = random.Random(self.rng.randrange(2 ** 31))
         async with httpx.AsyncClient(timeout=WAIT) as client:
             while not self.stopping:
-                await self.up.wait()
+                url = await self.server(index)
                 try:
-                    response = await client.post(self.url + "api/games",
+                    response = await client.post(url + "api/games",
                                                  json={"spec": self.spec, "seats": ["human", "human"]})
                 except httpx.HTTPError:
                     await asyncio.sleep(0.05)
@@ -191,18 +216,22 @@ class Durability:
                     continue
                 game = response.json()
                 self.games.append(game["id"])
-                await asyncio.gather(*(self.seat(game, s["seat"], s["token"], rng)
+                await asyncio.gather(*(self.seat(game, s["seat"], s["token"], rng,
+                                                 index + s["seat"])
                                        for s in game["seats"]))
                 self.finished += not self.stopping
 
-    async def seat(self, game: dict, seat: int, token: str, rng: random.Random) -> None:
-        """Play ``seat`` until the game is over, reconnecting after every kill."""
+    async def seat(self, game: dict, seat: int, token: str, rng: random.Random,
+                   preferred: int) -> None:
+        """Play ``seat`` until the game is over, reconnecting after every kill (to server
+        ``preferred``, or another while it is down: with two servers, the two seats of a
+        game start on different ones)."""
         _, connect, WebSocketException = _libraries()
         gid, count = game["id"], 0
         while not self.stopping:
-            await self.up.wait()
+            url = await self.server(preferred)
             try:
-                async with connect(f"{_ws(self.url)}ws/{gid}?token={token}",
+                async with connect(f"{_ws(url)}ws/{gid}?token={token}",
                                    open_timeout=WAIT, close_timeout=1) as ws:
                     acted = None
                     while not self.stopping:
@@ -216,7 +245,10 @@ class Durability:
                                            f"sent at {self.sent[key][3]}")
                             continue
                         if kind == "error":
-                            self.error(f"{gid} seat {seat}: {message}")
+                            if message.get("code") == "stale_version" and len(self.urls) > 1:
+                                self.stale += 1     # a server a few ms behind the other's
+                            else:                   # commit (see the module's docstring)
+                                self.error(f"{gid} seat {seat}: {message}")
                             await ws.send(json.dumps({"type": "sync"}))
                             acted = None
                             continue
@@ -237,9 +269,9 @@ class Durability:
                 await asyncio.sleep(0.02)       # the server was killed: reconnect once it is up
 
     # the checks
-    def check(self, store, client, ids) -> dict:
+    def check(self, store, client, ids, url: str = "") -> dict:
         """Every acknowledged action of the games ``ids`` is in the log; the logs replay; the
-        server (when ``client`` is given) shows the same history."""
+        server at ``url`` (when ``client`` is given) shows the same history."""
         acked = dict(self.acked)                # snapshot before the logs are read
         by_game: dict[str, list[str]] = {}
         for key in acked:
@@ -272,19 +304,32 @@ class Durability:
                 self.error(f"{gid}: the log does not replay: {error}")
                 continue
             if client is not None:
-                response = client.get(self.url + f"api/games/{gid}")
+                moves = [entry.move for entry in log]
+                response = _history(client, url + f"api/games/{gid}", len(moves))
                 if response.status_code != 200:
                     found["server_mismatch"] += 1
                     self.error(f"{gid}: GET {response.status_code}")
                     continue
                 shown = response.json()["view"]["history"]
-                moves = [entry.move for entry in log]
                 n = min(len(shown), len(moves))
                 if shown[:n] != moves[:n] or len(shown) < len(moves):
                     found["server_mismatch"] += 1
                     self.error(f"{gid}: the server shows {shown}, the log holds {moves}")
             found["games"] += 1
         return found
+
+
+def _history(client, url: str, moves: int):
+    """GET a game until it shows at least ``moves`` moves (a server learns of a move made
+    through another one a few milliseconds after its commit); after WAIT seconds, the last
+    answer."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        response = client.get(url)
+        if response.status_code != 200 or time.monotonic() > deadline or \
+                len(response.json()["view"]["history"]) >= moves:
+            return response
+        time.sleep(0.02)
 
 
 def _ready(client, url: str) -> None:
@@ -300,32 +345,41 @@ def _ready(client, url: str) -> None:
         time.sleep(0.02)
 
 
-async def _durability(state: Durability, server: ServerProcess, db: str, play: tuple) -> dict:
+async def _durability(state: Durability, servers: list[ServerProcess], db: str,
+                      play: tuple) -> dict:
     httpx, _, _ = _libraries()
     from .store import Store
     loop = asyncio.get_running_loop()
-    state.url = await loop.run_in_executor(None, server.start)
-    state.up.set()
+
+    async def start(i: int) -> None:
+        state.urls[i] = await loop.run_in_executor(None, servers[i].start)
+        await loop.run_in_executor(None, _ready, client, state.urls[i])
+        state.up[i].set()
+
     store = Store(db)
-    tasks = [asyncio.create_task(state.table(i)) for i in range(state.tables)]
     totals = Counter()
     done = 0
     started = time.monotonic()
+    tasks = []
     try:
         with httpx.Client(timeout=WAIT) as client:
-            await loop.run_in_executor(None, _ready, client, state.url)
+            for i in range(len(servers)):
+                await start(i)
+            tasks = [asyncio.create_task(state.table(i)) for i in range(state.tables)]
             for done in range(1, state.restarts + 1):
                 await asyncio.sleep(state.rng.uniform(*play))       # play, then a kill
                 for task in tasks:
                     if task.done() and task.exception():
                         raise task.exception()
-                state.up.clear()
-                server.kill()
-                state.url = await loop.run_in_executor(None, server.start)
-                state.up.set()
-                await loop.run_in_executor(None, _ready, client, state.url)
+                victims = _victims(done, len(servers))
+                for i in victims:
+                    state.up[i].clear()
+                    servers[i].kill()
+                for i in victims:
+                    await start(i)
                 ids = [g for g in dict.fromkeys(state.games) if g not in state.checked_finished]
-                found = await loop.run_in_executor(None, state.check, store, client, ids)
+                found = await loop.run_in_executor(None, state.check, store, client, ids,
+                                                   state.urls[victims[0]])
                 totals["missing"] += found["missing"]
                 totals["phantom"] += found["phantom"]
                 totals["unreplayable"] += found["unreplayable"]
@@ -337,20 +391,22 @@ async def _durability(state: Durability, server: ServerProcess, db: str, play: t
                           f"{time.monotonic() - started:.0f} s", file=state.out, flush=True)
     finally:
         state.stopping = True
-        state.up.set()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        server.kill()
-    # the final check, with the server dead: every log against everything the clients saw
+        for server in servers:
+            server.kill()
+    # the final check, with the servers dead: every log against everything the clients saw
     final = state.check(store, None, list(dict.fromkeys(state.games)))
     committed = {entry.key for gid in dict.fromkeys(state.games) for entry in store.log(gid)}
     store.dispose()
     unacked = [key for key in state.sent if key not in state.acked]
+    ports = [server.port for server in servers]
     return {
+        "processes": len(servers),
         "restarts": done,
-        "server_starts": server.starts,
-        "port_kept": server.port,
+        "server_starts": sum(server.starts for server in servers),
+        "port_kept": ports[0] if len(ports) == 1 else ports,
         "games": len(set(state.games)),
         "games_finished": state.finished,
         "actions_sent": len(state.sent),
@@ -362,29 +418,62 @@ async def _durability(state: Durability, server: ServerProcess, db: str, play: t
         "phantom_actions": totals["phantom"] + final["phantom"],
         "unreplayable_logs": totals["unreplayable"] + final["unreplayable"],
         "server_history_mismatches": totals["server_mismatch"],
+        "stale_version_refusals": state.stale,
         "errors": list(state.errors),
         "seconds": round(time.monotonic() - started, 1),
     }
 
 
+def _victims(restart: int, processes: int) -> list[int]:
+    """The servers killed at restart number ``restart`` (from 1): one at a time in turn,
+    and every fourth restart all of them at once (with one server: always that one)."""
+    if processes == 1 or restart % 4 == 0:
+        return list(range(processes))
+    return [restart % processes]
+
+
+def check_processes(processes: int, db: str | None) -> None:
+    """Several server processes need a PostgreSQL database (SQLite is one process's)."""
+    if processes < 1:
+        raise SoakError("--processes must be at least 1")
+    if processes > 1 and not (db or "").startswith(("postgresql://", "postgres://",
+                                                     "postgresql+")):
+        raise SoakError(f"--processes {processes} needs --db postgresql://...: several "
+                        "server processes share one PostgreSQL database (SQLite is one "
+                        "process's)")
+
+
 def durability(spec: str, restarts: int = 200, games: int = 4, db: str | None = None,
-               seed: int | None = None, play: tuple = (0.1, 1.5), out=None) -> dict:
+               seed: int | None = None, play: tuple = (0.1, 1.5), out=None,
+               processes: int = 1) -> dict:
     """Run the durability soak; return its report (see the module's docstring)."""
+    check_processes(processes, db)
     _libraries()
     out = out or sys.stdout
     seed = random.randrange(2 ** 31) if seed is None else seed
     with workspace(db) as (folder, url):
-        server = ServerProcess(folder, url, NO_LIMITS)
-        state = Durability(spec, restarts, games, seed, out)
+        servers = _servers(folder, url, processes)
+        state = Durability(spec, restarts, games, seed, out, processes)
         try:
-            report = asyncio.run(_durability(state, server, url, play))
+            report = asyncio.run(_durability(state, servers, url, play))
         finally:
-            server.kill()
+            for server in servers:
+                server.kill()
     report["seed"] = seed
     report["ok"] = (report["acknowledged_missing"] == 0 and report["phantom_actions"] == 0
                     and report["unreplayable_logs"] == 0
                     and report["server_history_mismatches"] == 0 and not report["errors"])
     return report
+
+
+def _servers(folder: Path, db: str, processes: int) -> list[ServerProcess]:
+    """``processes`` servers on ``db``, each with a folder of its own for its output."""
+    if processes == 1:
+        return [ServerProcess(folder, db, NO_LIMITS)]
+    folders = [folder / f"serve{n}" for n in range(processes)]
+    for path in folders:
+        path.mkdir()
+    return [ServerProcess(path, db, NO_LIMITS) for path in folders]
 
 
 # Concurrency -------------------------------------------------------------------------------
@@ -405,7 +494,20 @@ async def _next_view(ws) -> dict:
             return message
 
 
-async def _concurrency(spec: str, url: str, trials: int, seed: int, out) -> dict:
+async def _view_at(ws, version: int) -> dict:
+    """A sync at ``version`` or later: a server learns of a move made through another one
+    a few milliseconds after its commit (LISTEN/NOTIFY). After WAIT seconds, the last."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        view = await _next_view(ws)
+        if view["version"] >= version or time.monotonic() > deadline:
+            return view
+        await asyncio.sleep(0.01)
+
+
+async def _concurrency(spec: str, urls: list[str], trials: int, seed: int, out) -> dict:
+    """The trials; the two racing connections go to ``urls[0]`` and ``urls[-1]`` (two
+    servers on one PostgreSQL database, or one server twice)."""
     httpx, connect, _ = _libraries()
     rng = random.Random(seed)
     accepted = Counter()
@@ -416,14 +518,15 @@ async def _concurrency(spec: str, url: str, trials: int, seed: int, out) -> dict
     trial = 0
     async with httpx.AsyncClient(timeout=WAIT) as client:
         while trial < trials:
-            response = await client.post(url + "api/games", json={
+            response = await client.post(urls[0] + "api/games", json={
                 "spec": spec, "seats": ["human", "human"], "hotseat": True})
             if response.status_code != 201:
                 raise SoakError(f"create: {response.status_code} {response.text[:200]}")
             game, games = response.json(), games + 1
             link = game["seats"][0]["link"]
+            elsewhere = _ws(urls[-1]) + "ws/" + link.split("/ws/", 1)[1]   # the same seat
             async with connect(link, open_timeout=WAIT) as one, \
-                    connect(link, open_timeout=WAIT) as other:
+                    connect(elsewhere, open_timeout=WAIT) as other:
                 view = await _next_view(one)
                 await _next_view(other)
                 while trial < trials and not view["view"]["terminal"]:
@@ -445,7 +548,8 @@ async def _concurrency(spec: str, url: str, trials: int, seed: int, out) -> dict
                     for r in replies:
                         if r["type"] == "error":
                             refusals[r["code"]] += 1
-                    view = await _next_view(one)
+                    view = await _view_at(one, version + acks)
+                    await _view_at(other, version + acks)   # the other server caught up
                     if view["version"] != version + acks:
                         failures.append(f"trial {trial}: version {view['version']} after "
                                         f"{acks} accepted at {version}")
@@ -460,18 +564,21 @@ async def _concurrency(spec: str, url: str, trials: int, seed: int, out) -> dict
 
 
 def concurrency(spec: str, trials: int = 1000, db: str | None = None,
-                seed: int | None = None, out=None) -> dict:
+                seed: int | None = None, out=None, processes: int = 1) -> dict:
     """Run the concurrency soak; return its report (see the module's docstring)."""
+    check_processes(processes, db)
     _libraries()
     out = out or sys.stdout
     seed = random.randrange(2 ** 31) if seed is None else seed
     with workspace(db) as (folder, url):
-        server = ServerProcess(folder, url, NO_LIMITS)
+        servers = _servers(folder, url, processes)
         try:
-            base = server.start()
-            report = asyncio.run(_concurrency(spec, base, trials, seed, out))
+            bases = [server.start() for server in servers]
+            report = asyncio.run(_concurrency(spec, bases, trials, seed, out))
         finally:
-            server.kill()
+            for server in servers:
+                server.kill()
+    report["processes"] = processes
     report["seed"] = seed
     report["ok"] = (report["accepted_histogram"] == {1: trials} and not report["failures"])
     return report
