@@ -7,5 +7,5 @@ def conformance_specs():
     """Every registered game, in the configurations the conformance suite covers."""
     specs = []
     for cls in boardlab.games():
-        specs.extend(getattr(cls, "conformance_specs", (cls.name,)))
+        specs.extend(cls.conformance_specs or (cls.name,))
     return specs

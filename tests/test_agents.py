@@ -58,7 +58,7 @@ def game_specs():
     """Every registered game's conformance specs, then the extra ones (by canonical spec)."""
     specs, seen = [], set()
     for cls in boardlab.games():
-        for spec in tuple(getattr(cls, "conformance_specs", (cls.name,))) + tuple(
+        for spec in tuple(cls.conformance_specs or (cls.name,)) + tuple(
                 s for s in EXTRA_SPECS if boardlab.parse_spec(s)[0] == cls.name):
             canonical = boardlab.make(spec).spec
             if canonical not in seen:

@@ -9,6 +9,7 @@ from boardlab.core.board import check_block
 from boardlab.core.game import TERMINAL, Move
 from boardlab.core.view import ENVELOPE_KEYS, RESULT_KEYS
 
+from boardlab.reliability import hidden_twins
 from game_specs import conformance_specs
 
 SPECS = conformance_specs()
@@ -200,30 +201,12 @@ def test_every_view_has_the_envelope_and_a_board_block_as_declared(spec):
         state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
 
 
-def _hidden_twin_pairs(spec):
-    """States of random games, each with a twin sampled from one seat's view: the two
-    differ at most in what that seat cannot see."""
-    game = boardlab.make(spec)
-    rng = random.Random(9)
-    state = game.new_initial_state(seed=9)
-    step = 0
-    while not state.is_terminal():
-        if step % 9 == 0:
-            for seat in range(game.num_seats):
-                yield game, state, seat, game.determinize(state.view(seat), rng.randrange(2**31))
-        step += 1
-        seat = rng.choice(state.acting_seats())
-        state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
-    for seat in range(game.num_seats):                  # and the end of the game
-        yield game, state, seat, game.determinize(state.view(seat), rng.randrange(2**31))
-
-
 @pytest.mark.parametrize("spec", [s for s in SPECS if not boardlab.make(s).perfect_information])
 def test_a_view_hides_what_it_must(spec):
     """Two states that differ only in what a seat cannot see give that seat (and any
     spectator) byte-identical views; and such twins really differ somewhere."""
     differ = 0
-    for game, state, seat, twin in _hidden_twin_pairs(spec):
+    for game, state, seat, twin in hidden_twins(spec, 9):
         assert json.dumps(twin.view(seat), sort_keys=True) == \
             json.dumps(state.view(seat), sort_keys=True), f"{spec}: seat {seat} tells twins apart"
         assert json.dumps(twin.view(None), sort_keys=True) == \

@@ -9,6 +9,7 @@ import random
 import pytest
 
 import boardlab
+from boardlab.reliability import mutate
 from boardlab import RecordError
 from boardlab.cli import main
 
@@ -128,57 +129,7 @@ def test_team_games_check_the_winning_team():
 
 # The fuzz ---------------------------------------------------------------------------------
 
-ODD_VALUES = (None, True, False, 0, -1, 2**70, -2**63 - 1, 1e308, 0.5, "", "x", [], {}, [[[]]],
-              {"a": {"b": []}}, ["x"] * 3)
-FIELDS = ("format", "game", "spec", "options", "seats", "players", "moves", "result",
-          "created", "seed", "meta", "agreed_draw")
-
-
-def mutate(record: dict, text: str, rng: random.Random) -> str:
-    """One hostile or careless change of a valid record."""
-    kind = rng.randrange(9)
-    if kind == 0:                                       # cut short
-        return text[:rng.randrange(len(text))]
-    if kind == 1:                                       # bytes flipped
-        chars = list(text)
-        for _ in range(rng.randint(1, 4)):
-            chars[rng.randrange(len(chars))] = chr(rng.choice((rng.randrange(32, 127),
-                                                               rng.randrange(0, 0x3000))))
-        return "".join(chars)
-    record = json.loads(text)
-    if kind == 2:                                       # a field of the wrong type
-        record[rng.choice(FIELDS)] = rng.choice(ODD_VALUES)
-    elif kind == 3 and isinstance(record.get("result"), dict):     # a result field
-        record["result"][rng.choice(("returns", "winner", "scores", "x"))] = \
-            rng.choice(ODD_VALUES + (record["seats"],))
-    elif kind == 4:                                     # a field dropped
-        record.pop(rng.choice(FIELDS), None)
-    elif kind == 5:                                     # the moves edited
-        moves = record["moves"]
-        i = rng.randrange(len(moves))
-        choice = rng.randrange(4)
-        if choice == 0:
-            del moves[i:]
-        elif choice == 1:
-            moves.insert(i, moves[i])
-        elif choice == 2:
-            moves[i] = rng.choice(("", "pass", "resign", "zz99", moves[0] + "x", "\x00"))
-        else:
-            j = rng.randrange(len(moves))
-            moves[i], moves[j] = moves[j], moves[i]
-    elif kind == 6:                                     # another version
-        record["format"] = rng.choice(("boardlab-record/0", "boardlab-record/3",
-                                       "BOARDLAB-RECORD/1", "boardlab-record/1 ", 1, 2.0))
-    text = json.dumps(record)
-    if kind == 7:                                       # huge numbers
-        digits = rng.choice(("9" * 5000, "1" + "0" * 40, "1e999", "-1e999", "NaN"))
-        return text.replace(rng.choice(('0', '1', '2', '3')), digits, 1)
-    if kind == 8:                                       # deep nesting in a value
-        depth = rng.choice((500, 990, 3000, 50_000))
-        key = rng.choice(FIELDS)
-        return text.replace(f'"{key}": ', f'"{key}": ' + "[" * depth + "]" * depth + ", "
-                            f'"_{key}": ', 1)
-    return text
+# the mutations: boardlab.reliability.mutate (`boardlab soak reliability` runs them too)
 
 
 @pytest.mark.parametrize("spec", SPECS)

@@ -79,6 +79,9 @@ class Game:
     notation_guide: str = ""
     #: the configurations ``boardlab bench`` measures by default
     bench_specs: tuple[str, ...] = ()
+    #: the configurations the conformance suite and `boardlab soak reliability` cover
+    #: (none declared: the game with its defaults)
+    conformance_specs: tuple[str, ...] = ()
     #: the formats a finished game's record can be downloaded in ("json" always; a game
     #: that lists "sgf" implements :meth:`sgf`)
     record_formats: tuple[str, ...] = ("json",)
