@@ -735,17 +735,8 @@ class LiveGame:
             self._tell({"type": "rematch", "id": row.rematch})
         if row.seats == self.seats:
             return
-        self.seats = row.seats
-        for client in list(self.clients):
-            gone = [s for s in client.seats if self.seats[s]["kind"] == OPEN]
-            for seat in gone:                   # given up through the other process
-                client.seats = tuple(s for s in client.seats if s != seat)
-                if client.focus == seat:
-                    client.focus = client.seats[0] if client.seats else None
-                client.send({"type": "left", "seat": seat, "key": None,
-                             "seats": list(client.seats)})
-        self._tell({"type": "seats", "version": self.version,
-                    "seats": public_seats(self.driver.game, self.seats)})
+        self.seats = row.seats                  # seats given up through another process:
+        self._given_up({s for s, held in enumerate(self.seats) if held["kind"] == OPEN}, None)
 
     async def _catch_up_chat(self) -> None:
         count, kept = await asyncio.to_thread(self.hub.store.chat, self.id, CHAT_KEPT)
@@ -770,8 +761,13 @@ class LiveGame:
             raise ProtocolError("no_seat", "the seat could not be given up; try again") \
                 from None
         self.seats = seats
+        self._given_up({seat}, key)
+
+    def _given_up(self, seats: set[int], key: str | None) -> None:
+        """The connections that held ``seats`` no longer do (each told with ``left``);
+        every connection gets the public seats."""
         for client in list(self.clients):
-            if seat in client.seats:
+            for seat in [s for s in client.seats if s in seats]:
                 client.seats = tuple(s for s in client.seats if s != seat)
                 if client.focus == seat:
                     client.focus = client.seats[0] if client.seats else None
