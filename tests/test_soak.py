@@ -28,6 +28,10 @@ from boardlab.server import loadbench, secrets_check, soak
 pytest.importorskip("httpx")
 pytest.importorskip("websockets.asyncio.client")
 
+# one xdist worker runs them all, one after another: each checks that its temporary folder
+# (boardlab-soak-*) is gone afterwards, which another soak running beside it would upset
+pytestmark = pytest.mark.xdist_group("soak")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
