@@ -328,16 +328,16 @@ def test_interrupting_a_tournament_leaves_no_engine_running(tmp_path, how):
             "--jobs", "3", "--move-time", "60", "--db", str(tmp_path / "i.db"), "--name", "i"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
-    deadline = time.monotonic() + 60
-    while len(_marked_engines(marker)) < 2 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 300                # bounds a stuck run only (a loaded
+    while len(_marked_engines(marker)) < 2 and time.monotonic() < deadline:    # machine)
         time.sleep(0.1)
     assert len(_marked_engines(marker)) == 2, "the engines did not start"
     time.sleep(0.5)                                  # both are past their first move
     os.killpg(process.pid, how) if how == signal.SIGINT else process.send_signal(how)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=600)
     assert process.returncode == 130, err
     assert b"--resume i" in err
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 120
     while _marked_engines(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _marked_engines(marker)
