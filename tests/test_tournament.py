@@ -323,9 +323,9 @@ def _marked_engines(marker: str) -> list[int]:
 def test_interrupting_a_tournament_leaves_no_engine_running(tmp_path, how):
     marker = f"marker-{os.getpid()}-{how}"
     bad = Path(__file__).parent / "engines" / "bad_engine.py"
-    engine = f"engine(cmd={sys.executable} {bad} hang {marker},grace=60)"
+    engine = f"engine(cmd={sys.executable} {bad} hang {marker},grace=600)"   # no forfeit first
     argv = [sys.executable, "-m", "boardlab.cli", "tournament", SMALL, engine, "random",
-            "--jobs", "3", "--move-time", "60", "--db", str(tmp_path / "i.db"), "--name", "i"]
+            "--jobs", "3", "--move-time", "3600", "--db", str(tmp_path / "i.db"), "--name", "i"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
     deadline = time.monotonic() + 300                # bounds a stuck run only (a loaded
