@@ -68,13 +68,14 @@ def reply(ws):
 
 
 def reference(db, game_id):
-    """The game replayed from the stored log, outside the server."""
+    """The game replayed from the stored log, outside the server (server entries too)."""
+    from boardlab.server.live import perform
     store = Store(db)
     row, log = store.game(game_id), store.log(game_id)
     store.dispose()
     driver = GameDriver(boardlab.make(row.spec), seed=row.seed)
     for entry in log:
-        driver.submit(entry.seat, entry.move)
+        perform(driver, entry.seat, entry.move)
     return driver
 
 
@@ -617,17 +618,7 @@ def test_a_database_of_the_first_server_gains_the_clock_columns(tmp_path):
 
 
 # Undo against an AI -----------------------------------------------------------------------
-def replayed(db, game_id):
-    """The game replayed from the stored log, outside the server (server entries too)."""
-    from boardlab.server.live import perform
-    store = Store(db)
-    row, log = store.game(game_id), store.log(game_id)
-    store.dispose()
-    driver = GameDriver(boardlab.make(row.spec), seed=row.seed)
-    for entry in log:
-        if entry.move != "!draw":          # an agreed draw is the server's, not the driver's
-            perform(driver, entry.seat, entry.move)
-    return driver
+replayed = reference
 
 
 def test_undo_against_an_ai_takes_back_the_move_and_the_reply(client, db):
