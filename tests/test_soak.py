@@ -118,9 +118,6 @@ def postgres():
         yield server
 
 
-@pytest.mark.skip(reason="known defect, issue 21: in about 1 run in 6 the two-process "
-                  "durability soak leaves one server process (and its folder) behind; the "
-                  "figures come from `boardlab soak durability --processes 2` (docs/server-checks.md)")
 def test_two_processes_keep_every_acknowledged_action_across_sigkills(postgres):
     before = soak_folders()
     out = io.StringIO()
@@ -157,9 +154,6 @@ def test_the_soak_command_runs_two_processes(postgres, capsys):
     assert capsys.readouterr().out.rstrip().endswith("soak concurrency: OK")
 
 
-@pytest.mark.skip(reason="known defect, issue 21: since the soak starts its servers from "
-                  "worker threads (two-process support), Ctrl-C can leave it waiting on a "
-                  "start in a thread; it failed twice on a loaded CI machine")
 def test_an_interrupted_soak_kills_its_server_and_removes_its_folder():
     before = soak_folders()
     process = subprocess.Popen([sys.executable, "-m", "boardlab.cli", "soak", "durability",

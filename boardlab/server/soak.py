@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -75,6 +76,8 @@ class ServerProcess:
         self.port = 0
         self.url = ""
         self.starts = 0
+        self.closed = False             # set by close(): no more starts, from any thread
+        self._lock = threading.Lock()   # start() may run in a worker thread
 
     def start(self) -> str:
         """Start it (on the last port when there was one, else any); return its http URL."""
@@ -91,34 +94,50 @@ class ServerProcess:
         self.starts += 1
         out = self.folder / f"serve-{self.starts}.out"
         err = self.folder / f"serve-{self.starts}.err"
-        with open(out, "w") as stdout, open(err, "w") as stderr:
-            command = [sys.executable, "-m", "boardlab.cli", "serve", "--host", HOST,
-                       "--port", str(port), "--db", self.db]
-            if self.limits is not None:
-                command = [sys.executable, "-m", "boardlab.server.soak", "serve", HOST,
-                           str(port), self.db, json.dumps(self.limits)]
-            self.process = subprocess.Popen(command, stdout=stdout, stderr=stderr,
-                                            stdin=subprocess.DEVNULL, cwd=self.folder,
-                                            start_new_session=True)
+        command = [sys.executable, "-m", "boardlab.cli", "serve", "--host", HOST,
+                   "--port", str(port), "--db", self.db]
+        if self.limits is not None:
+            command = [sys.executable, "-m", "boardlab.server.soak", "serve", HOST,
+                       str(port), self.db, json.dumps(self.limits)]
+        with self._lock:
+            if self.closed:
+                raise SoakError("the soak is stopping")
+            with open(out, "w") as stdout, open(err, "w") as stderr:
+                process = subprocess.Popen(command, stdout=stdout, stderr=stderr,
+                                           stdin=subprocess.DEVNULL, cwd=self.folder,
+                                           start_new_session=True)
+                self.process = process
         deadline = time.monotonic() + START_WAIT
         while time.monotonic() < deadline:
+            if self.closed:                 # close() killed it while it started
+                raise SoakError("the soak is stopping")
             line = out.read_text().split("\n")[0] if out.exists() else ""
             if line.startswith("boardlab server: open http://") and "(" in line:
                 self.url = line.split("open ")[1].split()[0]
                 self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
                 return self.url
-            code = self.process.poll()
+            code = process.poll()
             if code is not None:
                 message = err.read_text().strip().splitlines()
-                self.process = None
+                self.kill()                 # reaps it (and any worker it left)
                 raise SoakError("the server did not start: "
                                 + (message[-1] if message else f"exit code {code}"))
             time.sleep(0.02)
         self.kill()
         raise SoakError(f"the server printed no URL in {START_WAIT:.0f} s")
 
+    def close(self) -> None:
+        """Kill it for good: a start running in another thread stops (and kills what it
+        started)."""
+        self.closed = True
+        self.kill()
+
     def kill(self) -> None:
         """SIGKILL its whole process group (the server and any worker processes)."""
+        with self._lock:
+            self._kill()
+
+    def _kill(self) -> None:
         if self.process is None:
             return
         try:
@@ -129,7 +148,37 @@ class ServerProcess:
             self.process.wait(timeout=WAIT)
         except subprocess.TimeoutExpired:
             pass
+        _wait_group_gone(self.process.pid)
         self.process = None
+
+
+def _wait_group_gone(group: int) -> None:
+    """Wait (at most WAIT seconds) until no process of ``group`` is left: a worker that was
+    in the middle of a disk write dies only when the write ends, and could still write to
+    the soak's folder after the server itself was reaped."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and _live_members(group):
+        time.sleep(0.02)
+
+
+def _live_members(group: int) -> bool:
+    """Whether a process of ``group`` is alive (zombies waiting for a parent don't count)."""
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    proc = Path("/proc")
+    if not proc.is_dir():                   # pragma: no cover - not Linux: trust killpg
+        return True
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[2] == str(group) and fields[0] != "Z":
+                return True
+    return False
 
 
 @contextmanager
@@ -140,7 +189,17 @@ def workspace(db: str | None):
     try:
         yield folder, database_url(db or str(folder / "soak.db"))
     finally:
+        _remove(folder)
+
+
+def _remove(folder: Path) -> None:
+    """Remove ``folder``, trying again while something still writes into it (a file made
+    between rmtree's listing and its rmdir would leave the folder behind)."""
+    deadline = time.monotonic() + WAIT
+    while folder.exists() and time.monotonic() < deadline:
         shutil.rmtree(folder, ignore_errors=True)
+        if folder.exists():
+            time.sleep(0.1)
 
 
 def _libraries():
@@ -395,7 +454,7 @@ async def _durability(state: Durability, servers: list[ServerProcess], db: str,
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         for server in servers:
-            server.kill()
+            server.close()
     # the final check, with the servers dead: every log against everything the clients saw
     final = state.check(store, None, list(dict.fromkeys(state.games)))
     committed = {entry.key for gid in dict.fromkeys(state.games) for entry in store.log(gid)}
@@ -458,7 +517,7 @@ def durability(spec: str, restarts: int = 200, games: int = 4, db: str | None = 
             report = asyncio.run(_durability(state, servers, url, play))
         finally:
             for server in servers:
-                server.kill()
+                server.close()
     report["seed"] = seed
     report["ok"] = (report["acknowledged_missing"] == 0 and report["phantom_actions"] == 0
                     and report["unreplayable_logs"] == 0
@@ -577,7 +636,7 @@ def concurrency(spec: str, trials: int = 1000, db: str | None = None,
             report = asyncio.run(_concurrency(spec, bases, trials, seed, out))
         finally:
             for server in servers:
-                server.kill()
+                server.close()
     report["processes"] = processes
     report["seed"] = seed
     report["ok"] = (report["accepted_histogram"] == {1: trials} and not report["failures"])
