@@ -483,7 +483,7 @@ def cmd_soak(args) -> int:
             raise BoardlabError("--games must be at least 1, --seconds above 0 and --think "
                                 "at least 0")
         report = load(args.spec, args.games, args.seconds, db=args.db, seed=args.seed,
-                      think=args.think)
+                      think=args.think, processes=args.processes)
     print(json.dumps(report, indent=1))
     print("soak " + args.check + (": OK" if report["ok"] else ": FAILED"))
     return 0 if report["ok"] else 1
@@ -580,8 +580,10 @@ def _soak_parser(sub) -> None:
                         "temporary folder)")
     loaded.add_argument("--spec", default=LOAD_SPEC, help="the game played, two seats "
                         f"(default {LOAD_SPEC})")
-    loaded.add_argument("--think", type=float, default=0.0, help="mean seconds a bot "
-                        "thinks before a move (default 0: it answers at once)")
+    loaded.add_argument("--think", type=float, default=1.0, help="mean seconds a bot "
+                        "thinks before a move, uniform over 0 to twice it (default 1: a "
+                        "quick person; 0: it answers at once, a saturation test)")
+    _processes_argument(loaded, "each game's two seats play through different ones")
     loaded.add_argument("--seed", type=int, help="seed of the bots")
     reliable = checks.add_parser("reliability", help="in turn, for a bounded time: fuzzed "
                                  "records, hidden views of random positions, hostile "

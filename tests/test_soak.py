@@ -303,7 +303,8 @@ def test_the_secrets_command_checks_games_of_both_kinds(capsys):
 # The load benchmark -------------------------------------------------------------------------
 def test_the_load_benchmark_reports_latencies_and_no_errors():
     before = soak_folders()
-    report = loadbench.load("carteso(size=5)", games=4, seconds=4, seed=2, out=io.StringIO())
+    report = loadbench.load("carteso(size=5)", games=4, seconds=4, seed=2, think=0.2,
+                            out=io.StringIO())
     assert report["ok"], report
     assert report["errors"] == 0 and report["error_samples"] == []
     assert report["actions"] > 0 and report["update_ms"]["count"] > 0
@@ -314,6 +315,19 @@ def test_the_load_benchmark_reports_latencies_and_no_errors():
     assert report["server_cpu_seconds"] > 0 and report["server_cpu_ms_per_action"] > 0
     assert isinstance(report["target_met"], bool)
     assert soak_folders() <= before
+
+
+def test_the_load_benchmark_runs_two_processes(postgres):
+    """Each game's seats play through different servers: every opponent's update crossed
+    from one process to the other."""
+    report = loadbench.load("carteso(size=5)", games=4, seconds=4, seed=3, think=0.2,
+                            db=postgres.url, processes=2, out=io.StringIO())
+    assert report["ok"], report
+    assert report["processes"] == 2 and report["database"] == "postgresql"
+    assert report["update_ms"]["count"] > 0 and report["errors"] == 0
+    assert len(report["server_peak_rss_mib"]) == 2 and report["server_cpu_seconds"] > 0
+    with pytest.raises(soak.SoakError, match="needs --db postgresql"):
+        loadbench.load("carteso(size=5)", games=1, seconds=1, processes=2)
 
 
 def test_percentiles_are_nearest_rank():

@@ -427,6 +427,12 @@ class TerritoryState(KernelState):
     def _action_text(self, action: int) -> str:
         return self.game.action_texts[action]           # context-free: made once per game
 
+    def action_to_string(self, action: int) -> str:
+        texts = self.game.action_texts
+        if type(action) is int and 0 <= action < len(texts):    # the common case, fast:
+            return texts[action]                                # views name every legal move
+        return super().action_to_string(action)
+
     def string_to_action(self, text: str) -> int:
         game, k, n = self.game, self.kernel, self.game.n
         if not isinstance(text, str):
@@ -465,31 +471,44 @@ class TerritoryState(KernelState):
 
     # Copies, views, summaries ------------------------------------------------------
 
+    def stone_roots(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cells that hold a stone, and each one's group root (the union-find's
+        parents followed in a few vectorised steps; the same roots as the kernel's
+        ``group_root``, without its path halving)."""
+        parent = self._arr(self.kernel.A_PARENT)
+        stones = np.flatnonzero(self.board)
+        roots = parent[stones]
+        while True:
+            above = parent[roots]
+            if np.array_equal(above, roots):
+                return stones, roots
+            roots = above
+
     def claimed_groups(self) -> list[dict]:
         """Every claimed group: its owner and its stones (sorted point names)."""
-        k, n = self.kernel, self.game.n
-        owners = self._arr(k.A_OWNER)
-        groups: dict[int, list[int]] = {}
-        for cell in np.flatnonzero(self.board):
-            root = k.group_root(self.buf, n, int(cell))
+        n = self.game.n
+        owners = self._arr(self.kernel.A_OWNER)
+        stones, roots = self.stone_roots()
+        groups: dict[int, list[str]] = {}
+        for cell, root in zip(stones.tolist(), roots.tolist()):
             if owners[root] >= 0:
-                groups.setdefault(int(root), []).append(int(cell))
-        return [{"owner": SIDES[owners[root]], "stones": sorted(point_name(c, n) for c in cells)}
+                groups.setdefault(root, []).append(point_name(cell, n))
+        return [{"owner": SIDES[owners[root]], "stones": sorted(cells)}
                 for root, cells in sorted(groups.items())]
 
     def claim_owner_map(self) -> np.ndarray:
         """Per cell: -1 unclaimed or empty, else the owner side of its group."""
-        k, n = self.kernel, self.game.n
-        owners = self._arr(k.A_OWNER)
+        owners = self._arr(self.kernel.A_OWNER)
         result = np.full(self.game.points, -1, dtype=np.int32)
-        for cell in np.flatnonzero(self.board):
-            result[cell] = owners[k.group_root(self.buf, n, int(cell))]
+        stones, roots = self.stone_roots()
+        result[stones] = owners[roots]
         return result
 
     def board_rows(self) -> list[str]:
         n = self.game.n
-        cells = self.board.reshape(n, n)
-        return ["".join(COLOURS[v] for v in cells[row]) for row in range(n - 1, -1, -1)]
+        cells = self.board.tolist()
+        return ["".join([COLOURS[v] for v in cells[row * n:row * n + n]])
+                for row in range(n - 1, -1, -1)]
 
     def summary(self) -> dict:
         return self._summary(legal=True)
@@ -497,16 +516,27 @@ class TerritoryState(KernelState):
     def _summary(self, legal: bool) -> dict:
         """The summary; without its ``legal`` list when ``legal`` is false (a view
         gives the seat's own legal moves, and status lines need none)."""
+        status = self._status()
+        return {
+            "game": self.game.name, "spec": self.game.spec, "size": self.game.n,
+            "board": self.board_rows(),
+            **{key: status[key] for key in ("to_move", "phase", "terminal", "winner", "result",
+                                            "scores", "komi", "seats")},
+            "claimed": self.claimed_groups(),
+            **({"legal": sorted(self.legal_moves())} if legal else {}),
+            **{key: status[key] for key in ("moves", "last_move", "resigned", "returns")},
+            **self._extra_summary(),
+        }
+
+    def _status(self) -> dict:
+        """The summary's cheap keys (no board, no groups): all that status lines need."""
         v, h = self.scores_half()
         phase = self.phase()
         side = self.side_to_move()
         winner = self.winner_side()
-        mover = self.current_player()
         return {
-            "game": self.game.name, "spec": self.game.spec, "size": self.game.n,
-            "board": self.board_rows(),
             "to_move": SIDES[side] if side is not None else
-            (None if phase == "over" else self.game.seat_names[mover]),
+            (None if phase == "over" else self.game.seat_names[self.current_player()]),
             "phase": phase, "terminal": phase == "over",
             "winner": SIDES[winner] if winner is not None else None,
             "result": None if phase != "over" else SIDES[winner] if winner is not None else
@@ -515,8 +545,6 @@ class TerritoryState(KernelState):
             "komi": None if self.komi_half is None else self.komi_half / 2,
             "seats": {name: SIDES[self.seat_of_side.index(i)] if self.chosen else None
                       for i, name in enumerate(self.game.seat_names)},
-            "claimed": self.claimed_groups(),
-            **({"legal": sorted(self.legal_moves())} if legal else {}),
             "moves": len(self.history),
             "last_move": self.action_to_string(self.history[-1].action) if self.history
             else None,
@@ -539,11 +567,11 @@ class TerritoryState(KernelState):
 
     def board_view(self, seat: int | None) -> dict:
         """Stones by cell; claimed stones marked with their owner; the last placement."""
-        n, names = self.game.n, self.game.cell_names
-        board, owners = self.board, self.claim_owner_map()
-        cells = [COLOURS[int(board[c])] if board[c] else None for c in self.game.draw_order]
-        marks = {f"owner:{side}": [names[i] for i, c in enumerate(self.game.draw_order)
-                                   if owners[c] == s] for s, side in enumerate(SIDES)}
+        n, names, order = self.game.n, self.game.cell_names, self.game.draw_order
+        board, owners = self.board.tolist(), self.claim_owner_map().tolist()
+        cells = [COLOURS[board[c]] if board[c] else None for c in order]
+        marks = {f"owner:{side}": [names[i] for i, c in enumerate(order) if owners[c] == s]
+                 for s, side in enumerate(SIDES)}
         marks["last"] = []
         if self.history and self.history[-1].action >= 0:
             kind, cell, _ = self.kernel.decode(n, self.history[-1].action)
@@ -577,7 +605,7 @@ class TerritoryState(KernelState):
 
     def status_lines(self, seat: int | None = None) -> list[str]:
         """Scores, komi, whose turn and the last move, for a terminal."""
-        info = self._summary(legal=False)
+        info = self._status()
         scores = info["scores"]
         lines = [f"Vertical {scores['vertical']:g}  -  Horizontal {scores['horizontal']:g}"
                  f"  (komi {'?' if info['komi'] is None else format_komi(self.komi_half)}"

@@ -11,7 +11,9 @@ import contextlib
 import json
 import os
 import re
+import random
 import socket
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -461,10 +463,32 @@ def serve(host: str, port: int, db_url: str, limits: Limits | None = None) -> in
     shown = f"[{host}]" if ":" in host else host
     print(f"boardlab server: open http://{shown}:{sock.getsockname()[1]}/ (database "
           f"{app.state.database}; Ctrl-C stops it)", flush=True)
+    # no permessage-deflate: a view is a few kilobytes, and compressing every frame cost
+    # about a tenth of the server's CPU per action under load (docs/server-checks.md)
     config = uvicorn.Config(app, log_level="warning", access_log=False, ws_max_size=65536,
-                            lifespan="on")
+                            ws_per_message_deflate=False, lifespan="on")
+    threading.Thread(target=warm_up, name="boardlab-warm-up", daemon=True).start()
     uvicorn.Server(config).run(sockets=[sock])
     return 0
+
+
+def warm_up(moves: int = 4) -> None:
+    """Import every game and run its kernels a few moves, in a thread while the server
+    already answers: without it the first game of a kind loads its kernels in the event
+    loop (and after an upgrade compiles them, for seconds), stalling every game.
+    """
+    rng = random.Random(0)
+    for cls in game_classes():
+        try:
+            state = cls().new_initial_state(seed=rng.randrange(MAX_SEED))
+            for _ in range(moves):
+                if state.is_terminal():
+                    break
+                state.apply(state.sample_chance(rng) if state.is_chance()
+                            else rng.choice(state.legal_actions()))
+            state.view(None)
+        except Exception:                   # pragma: no cover - a broken game says so
+            continue                        # when it is played, not here
 
 
 def _listen(host: str, port: int) -> socket.socket:

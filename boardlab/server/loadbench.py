@@ -2,8 +2,9 @@
 
 ``boardlab soak load`` starts one server as a child process (see soak.py) and plays
 ``games`` games at once for ``seconds`` seconds, each by two WebSocket bots on loopback (one
-per seat, a random legal move as soon as their seat acts, or after a random pause of 0 to
-2 × ``think`` seconds, like a person; a new game when one ends). Each
+per seat, a random legal move after a random pause of 0 to 2 × ``think`` seconds, like a
+quick person (:data:`DEFAULT_THINK`); with ``think`` 0 as soon as their seat acts, which
+measures saturation, not latency; a new game when one ends). Each
 bot leaves at least :data:`PACE` seconds between two of its frames, under the server's
 per-connection flood limit. For every action it measures the round trip from the send to
 its own ``ack``, and from the send to the opponent's ``update`` of the version it made.
@@ -14,6 +15,10 @@ p95 of both under 50 ms, no error.
 
 The bots run in this process, on one event loop: on a small machine their own work is part
 of the latency measured (the figures are an upper bound for the server's).
+
+With ``processes`` > 1 (PostgreSQL only) that many servers share the database: game ``i`` is
+created on server ``i mod P`` and its seat ``s`` plays through server ``(i + s) mod P``, so
+every opponent's update crosses from one process to the other (LISTEN/NOTIFY).
 """
 from __future__ import annotations
 
@@ -26,10 +31,14 @@ import sys
 import time
 from collections import Counter
 
-from .soak import NO_CREATE_LIMIT, WAIT, ServerProcess, _libraries, workspace
+from .soak import (NO_CREATE_LIMIT, START_WAIT, WAIT, ServerProcess, SoakError, _libraries,
+                   _ws, check_processes, workspace)
 
 PACE = 0.06                  # seconds between two frames of one connection (< 20 per second)
 TARGET_P95 = 0.050           # seconds
+#: the bots' mean pause before a move (uniform over 0 to twice this), in seconds: a quick
+#: person's pace; with 0 they answer at once and the run measures saturation instead
+DEFAULT_THINK = 1.0
 MAX_SAMPLES = 50
 
 
@@ -67,8 +76,9 @@ def peak_rss(pid: int) -> int | None:
 class Load:
     """The bots of one run and what they measured."""
 
-    def __init__(self, url: str, spec: str, seed: int, until: float, think: float = 0.0):
-        self.url, self.spec, self.until, self.think = url, spec, until, think
+    def __init__(self, urls: list[str], spec: str, seed: int, until: float,
+                 think: float = 0.0):
+        self.urls, self.spec, self.until, self.think = urls, spec, until, think
         self.rng = random.Random(seed)
         self.ack: list[float] = []              # seconds from send to own ack
         self.update: list[float] = []           # seconds from send to the opponent's update
@@ -87,11 +97,16 @@ class Load:
     def running(self) -> bool:
         return time.monotonic() < self.until
 
-    async def table(self, client) -> None:
+    def link(self, link: str, server: int) -> str:
+        """A seat's link, through server ``server`` (every server knows every game)."""
+        return _ws(self.urls[server % len(self.urls)]) + "ws/" + link.split("/ws/", 1)[1]
+
+    async def table(self, client, index: int = 0) -> None:
         """Play games one after another until the time is up."""
         rng = random.Random(self.rng.random())
+        url = self.urls[index % len(self.urls)]
         while self.running:
-            response = await client.post(self.url + "api/games",
+            response = await client.post(url + "api/games",
                                          json={"spec": self.spec, "seats": ["human", "human"]})
             if response.status_code != 201:
                 self.error("create", f"create: {response.status_code} {response.text[:200]}")
@@ -100,7 +115,9 @@ class Load:
             game = response.json()
             self.games += 1
             sent: dict[int, tuple] = {}         # version made -> (sender's seat, time sent)
-            ended = await asyncio.gather(*(self.seat(game, s["seat"], s["link"], sent, rng)
+            ended = await asyncio.gather(*(self.seat(game, s["seat"],
+                                                     self.link(s["link"], index + s["seat"]),
+                                                     sent, rng)
                                            for s in game["seats"]))
             self.finished += all(ended)
 
@@ -156,14 +173,17 @@ class Load:
         return False
 
 
-async def _load(url: str, spec: str, games: int, seconds: float, seed: int, think: float,
-                out) -> dict:
+async def _load(urls: list[str], spec: str, games: int, seconds: float, seed: int,
+                think: float, out) -> dict:
     httpx, _, _ = _libraries()
+    async with httpx.AsyncClient(timeout=START_WAIT) as client:
+        for url in urls:                # each server has loaded (or compiled) the game's
+            await _first_game(client, url, spec)        # kernels before the clock starts
     started = time.monotonic()
-    state = Load(url, spec, seed, started + seconds, think)
+    state = Load(urls, spec, seed, started + seconds, think)
     limits = httpx.Limits(max_connections=games, max_keepalive_connections=games)
     async with httpx.AsyncClient(timeout=WAIT, limits=limits) as client:
-        tasks = [asyncio.create_task(state.table(client)) for _ in range(games)]
+        tasks = [asyncio.create_task(state.table(client, i)) for i in range(games)]
         while not all(task.done() for task in tasks):
             await asyncio.wait(tasks, timeout=min(10.0, max(0.1, seconds / 10)))
             print(f"{time.monotonic() - started:.0f} s: {state.actions} actions, "
@@ -190,25 +210,61 @@ async def _load(url: str, spec: str, games: int, seconds: float, seed: int, thin
             "errors_by_kind": dict(state.error_count), "error_samples": state.errors}
 
 
+async def _first_game(client, url: str, spec: str) -> None:
+    """Create a game of ``spec`` on server ``url`` and play its first move (not measured:
+    the server loads, or compiles, the game's kernels when they are first used)."""
+    _, connect, _ = _libraries()
+    response = await client.post(url + "api/games",
+                                 json={"spec": spec, "seats": ["human", "human"],
+                                       "hotseat": True})
+    if response.status_code != 201:
+        raise SoakError(f"create: {response.status_code} {response.text[:200]}")
+    link = response.json()["seats"][0]["link"]
+    async with connect(_ws(url) + "ws/" + link.split("/ws/", 1)[1],
+                       open_timeout=START_WAIT) as ws:
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), START_WAIT))
+            if message["type"] == "sync":
+                view = message["view"]
+                if view["terminal"]:
+                    return
+                await ws.send(json.dumps({"type": "action", "seat": message["seat"],
+                                          "move": view["legal"][0],
+                                          "version": message["version"], "key": "first"}))
+            elif message["type"] in ("ack", "error"):
+                return
+
+
 def load(spec: str, games: int = 200, seconds: float = 180, db: str | None = None,
-         seed: int | None = None, think: float = 0.0, out=None) -> dict:
+         seed: int | None = None, think: float = DEFAULT_THINK, out=None,
+         processes: int = 1) -> dict:
     """Run the load benchmark; return its report (see the module's docstring)."""
+    check_processes(processes, db)
     _libraries()
     out = out or sys.stdout
     seed = random.randrange(2 ** 31) if seed is None else seed
     with workspace(db) as (folder, url):
-        server = ServerProcess(folder, url, NO_CREATE_LIMIT)
+        folders = [folder] if processes == 1 else [folder / f"serve{n}"
+                                                   for n in range(processes)]
+        if processes > 1:
+            for path in folders:
+                path.mkdir()
+        servers = [ServerProcess(path, url, NO_CREATE_LIMIT) for path in folders]
         try:
-            base = server.start()
-            report = asyncio.run(_load(base, spec, games, seconds, seed, think, out))
-            report["server_peak_rss_mib"] = _mib(peak_rss(server.process.pid))
-            cpu = cpu_seconds(server.process.pid)
-            report["server_cpu_seconds"] = None if cpu is None else round(cpu, 1)
-            report["server_cpu_ms_per_action"] = None if cpu is None or not \
-                report["actions"] else round(cpu * 1000 / report["actions"], 2)
+            bases = [server.start() for server in servers]
+            report = asyncio.run(_load(bases, spec, games, seconds, seed, think, out))
+            rss = [_mib(peak_rss(server.process.pid)) for server in servers]
+            cpus = [cpu_seconds(server.process.pid) for server in servers]
         finally:
-            server.kill()
-        report["server_log"] = server_log(folder)
+            for server in servers:
+                server.close()
+        report["server_log"] = [line for path in folders for line in server_log(path)]
+    report["processes"] = processes
+    report["server_peak_rss_mib"] = rss[0] if processes == 1 else rss
+    cpu = None if None in cpus else sum(cpus)
+    report["server_cpu_seconds"] = None if cpu is None else round(cpu, 1)
+    report["server_cpu_ms_per_action"] = None if cpu is None or not report["actions"] \
+        else round(cpu * 1000 / report["actions"], 2)
     report["database"] = "postgresql" if url.startswith("postgresql") else "sqlite"
     report["seed"] = seed
     p95 = [report["ack_ms"]["p95"], report["update_ms"]["p95"]]
