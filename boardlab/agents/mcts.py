@@ -23,8 +23,12 @@ from __future__ import annotations
 import math
 import time
 
+import numpy as np
+
 from ..core.errors import OptionError
+from ..core.game import CHANCE, TERMINAL
 from ..core.options import Option
+from . import mcts_tree as tree
 from .base import Agent, register_agent
 from .evaluators import EVALUATORS, make_evaluator
 from .search_state import Sampler, pregame_hint, state_from_view
@@ -35,43 +39,138 @@ LEVELS = {1: dict(iterations=50, time=0.0), 2: dict(iterations=300, time=0.0),
 
 
 class Node:
-    """Statistics of one tree node; ``stats[a] = [visits, value, available]``.
+    """One tree node: its children, the statistics of its tried actions, the solver's marks.
+
+    ``stats`` reads (and, for tests and tools, sets) the statistics as a dict
+    ``{action: [visits, value, available]}`` in the order the actions were first
+    tried; the search keeps them in arrays (``mcts_tree``): ``slots`` maps an
+    action to its column of ``table``, ``where`` the current legal list (``legal``,
+    ``acts``, for ``mover``) to those columns, ``open`` counts its untried actions.
+    Where a node always stands for the same position (``MCTS.fixed``) it also
+    keeps who acts there: ``player`` and ``acting``.
 
     The solver's marks (``MCTS.solving`` only; else they stay empty):
     ``proven`` is the node's value, one return per seat, once it is known (the
     game is over there, or ``_prove`` showed it); ``best`` is then the action
     that achieves it and ``plies`` how many moves its proof takes to the end.
     ``lost`` holds the actions whose child is a proven loss for the node's mover
-    (the lowest return the game gives).
+    (the lowest return the game gives); ``mask`` flags them in the legal list.
     """
 
-    __slots__ = ("children", "stats", "proven", "best", "plies", "lost")
+    __slots__ = ("children", "proven", "best", "plies", "lost", "slots", "table", "where",
+                 "legal", "acts", "mover", "open", "mask", "player", "acting")
 
     def __init__(self):
-        self.children: dict[int, Node] = {}
-        self.stats: dict[int, list] = {}
+        self.children: dict = {}
         self.proven: tuple | None = None
         self.best: int | None = None
         self.plies = 0
         self.lost: set | None = None
+        self.slots: dict | None = None
+        self.table = self.where = self.legal = self.acts = self.mask = None
+        self.mover = self.player = self.acting = None
+        self.open = 0
 
-    def select(self, legal, c, rng):
-        """The proven best action of a proven node; else an untried legal action, else
-        the best by UCB among the legal ones; proven losses only where all are."""
+    @property
+    def stats(self) -> dict:
+        if not self.slots:
+            return {}
+        used, table = len(self.slots), self.table
+        visits = table[tree.VISITS, :used].tolist()
+        values = table[tree.VALUE, :used].tolist()
+        available = table[tree.AVAILABLE, :used].tolist()
+        return {action: [int(v), w, int(a)]
+                for action, v, w, a in zip(self.slots, visits, values, available)}
+
+    @stats.setter
+    def stats(self, entries: dict):
+        self.slots = {action: slot for slot, action in enumerate(entries)}
+        self.table = np.zeros((3, max(len(entries), 1)))
+        for slot, (visits, value, available) in enumerate(entries.values()):
+            self.table[:, slot] = visits, value, available
+        self.where = self.legal = self.acts = self.mask = self.mover = None
+
+    def entries(self, actions) -> tuple[list, list]:
+        """The visits and values of those of ``actions`` that were tried, in their order."""
+        slots = self.slots or {}
+        chosen = [slots[a] for a in actions if a in slots]
+        if not chosen:
+            return [], []
+        return ([int(v) for v in self.table[tree.VISITS].take(chosen).tolist()],
+                self.table[tree.VALUE].take(chosen).tolist())
+
+    def legal_list(self) -> list:
+        """The legal actions of the last pass (for the solver)."""
+        return self.legal if self.acts is None else self.acts.tolist()
+
+    def know_legal(self, legal, mover, keep: bool):
+        """Map the legal list of this pass to the statistics. ``keep``: remember the list
+        itself (to compare the next pass's with), else only as an array (``acts``)."""
+        slots = self.slots
+        if slots is None:                        # a new node: nothing tried yet
+            self.slots, self.table = {}, np.zeros((3, 4))
+            self.where, self.open = tree.untried_row(len(legal)), len(legal)
+        else:
+            where = [slots.get(a, tree.UNTRIED) for a in legal]
+            self.where = np.array(where, dtype=np.int32)
+            self.open = where.count(tree.UNTRIED)
+        self.legal = list(legal) if keep else None  # a copy: the game may reuse its list
+        self.acts = None if keep else np.array(legal, dtype=np.int32)
+        self.mover = mover
+        self.mask = None
+
+    def choose(self, c, rng) -> tuple[int, int, bool]:
+        """One pass: count the tried legal actions available, choose an action.
+
+        The proven best action of a proven node; else an untried legal action
+        (uniformly), else the best by UCB among the legal ones; proven losses only
+        where all are. Returns (action, its slot, whether it was untried: it now
+        has a slot with no visit yet).
+        """
+        where, table, used = self.where, self.table, len(self.slots)
+        mask, k, pick = tree.NO_MASK, -1, -1
         if self.best is not None:
-            return self.best
-        if self.lost:
-            legal = [a for a in legal if a not in self.lost] or legal
-        untried = [a for a in legal if a not in self.stats]
-        if untried:
-            return rng.choice(untried)
-        best, best_score = None, -math.inf
-        for action in legal:
-            visits, value, available = self.stats[action]
-            score = value / visits + c * math.sqrt(math.log(max(available, 1)) / visits)
-            if score > best_score:
-                best, best_score = action, score
-        return best
+            pick = self.legal_list().index(self.best)
+        elif not self.lost:
+            if self.open:
+                k = rng.choice(range(self.open))
+        else:
+            mask = self.mask
+            if mask is None:
+                lost = self.lost
+                mask = np.array([a in lost for a in self.legal_list()], dtype=np.uint8)
+                if mask.all():
+                    mask = tree.NO_MASK          # all lost: choose among them all
+                self.mask = mask
+            count = tree.untried(where, mask)
+            if count:
+                k = rng.choice(range(count))
+        if (k >= 0 or pick >= 0) and used == table.shape[1]:    # room for a new column
+            table = self.table = np.concatenate((table, np.zeros_like(table)), axis=1)
+        i, slot = tree.select(where, table, mask, c, tree.LOGS, k, pick, used)
+        action = self.legal[i] if self.acts is None else self.acts.item(i)
+        if slot < used:
+            return action, slot, False
+        self.slots[action] = slot
+        self.open -= 1
+        return action, slot, True
+
+    def leader(self, allowed: set, lost) -> int:
+        """The tried action of ``allowed`` the root would play: not proven lost, most
+        visited, highest value, the first tried of equals (ValueError if none)."""
+        slots = self.slots or {}
+        skip = np.zeros(len(slots), dtype=np.uint8)
+        for action in lost:
+            if action in slots:
+                skip[slots[action]] = 1
+        if not allowed.issuperset(slots):
+            for slot, action in enumerate(slots):
+                if action not in allowed:
+                    skip[slot] = 2
+        slot = tree.leader(self.table, len(slots), skip) if slots else -1
+        if slot < 0:
+            raise ValueError("no tried action is allowed")
+        return list(slots)[slot]
 
 
 CHECK_EVERY = 32     # simulations between two early-stop checks
@@ -97,15 +196,16 @@ def settled(root, legal, left) -> bool:
     ended in the same extreme return, 1 or -1 (the game is decided, as far as
     the search can tell).
     """
-    visits = sorted((root.stats[a][0] for a in legal if a in root.stats), reverse=True)
+    visits, values = root.entries(legal)
     if not visits:
         return False
-    runner_up = visits[1] if len(visits) > 1 else 0
-    if visits[0] - runner_up > left:
+    ranked = sorted(visits, reverse=True)
+    runner_up = ranked[1] if len(ranked) > 1 else 0
+    if ranked[0] - runner_up > left:
         return True
-    if len(visits) < len(legal) or visits[-1] < DECIDED_VISITS:
+    if len(ranked) < len(legal) or ranked[-1] < DECIDED_VISITS:
         return False
-    means = {root.stats[a][1] / root.stats[a][0] for a in legal}
+    means = {value / count for count, value in zip(visits, values)}
     return len(means) == 1 and abs(abs(means.pop()) - 1.0) < 1e-9
 
 
@@ -154,6 +254,7 @@ def _prove(node, action, legal, mover, bounds) -> bool:
     if value[mover] <= bounds[0]:
         node.lost = node.lost or set()
         node.lost.add(action)
+        node.mask = None                     # selection's flags of the lost actions
     if any(a not in children or children[a].proven is None for a in legal):
         return False
 
@@ -174,15 +275,17 @@ def _pooled(roots, legal):
     """``roots[0]``, or with several trees a node whose root statistics are their sums."""
     if len(roots) == 1:
         return roots[0]
-    pooled = Node()
+    pooled: dict = {}
     for root in roots:
         for action, (visits, value, available) in root.stats.items():
             if action in legal:
-                entry = pooled.stats.setdefault(action, [0, 0.0, 0])
+                entry = pooled.setdefault(action, [0, 0.0, 0])
                 entry[0] += visits
                 entry[1] += value
                 entry[2] += available
-    return pooled
+    node = Node()
+    node.stats = pooled
+    return node
 
 
 def _mover(state):
@@ -237,6 +340,11 @@ class MCTS(Agent):
         self.resample = self.resample and not game.perfect_information
         self.split = self._split_seats(game) if self.resample else frozenset()
         self.solving = self._solvable(game)
+        # Nothing hidden and no chance drawn inside a move: a node always stands for the
+        # same position, so it may keep who acts there and the legal actions (_iterate).
+        self.fixed = game.perfect_information and not self.resample and \
+            game.chance in ("none", "explicit")
+        self.simulations = 0                # over the agent's life: bounds every count
         self.roots, self.root_history = [], None
         self.iterations_done = 0
         self._checked: set[int] = set()     # root actions whose replies _check looked at
@@ -314,9 +422,12 @@ class MCTS(Agent):
             self._scan(roots[0], base)           # the moves that end the game at once
         done, start = 0, time.perf_counter()
         while True:
-            tree = done % len(worlds)
-            state = sampler.sample() if self.resample and done else worlds[tree].clone()
-            returns = self._iterate(roots[tree], state)
+            which = done % len(worlds)
+            self.simulations += 1
+            if self.simulations >= len(tree.LOGS):
+                tree.logs_for(self.simulations)  # no available count exceeds it
+            state = sampler.sample() if self.resample and done else worlds[which].clone()
+            returns = self._iterate(roots[which], state)
             if totals is not None:
                 for seat, value in enumerate(returns):
                     totals[seat] += value
@@ -429,9 +540,7 @@ class MCTS(Agent):
             if root.proven is not None:
                 return root.best
             lost = root.lost or ()
-            stats = root.stats
-            pick = max((a for a in stats if a in allowed),     # ties: as without the solver
-                       key=lambda a: (a not in lost, stats[a][0], stats[a][1]))
+            pick = root.leader(allowed, lost)           # ties: as without the solver
             if pick in lost or pick in self._checked:
                 return pick
             self._check(root, base, pick, legal)
@@ -482,26 +591,39 @@ class MCTS(Agent):
         return False
 
     def _iterate(self, root, state):
-        c, rng = self.options["c"], self.rng
+        """One simulation from ``root``, whose position is ``state`` (played on here).
+
+        With ``self.fixed`` a node keeps who acts at its position and the legal
+        actions there (``Node.player``, ``acting``, ``know_legal``) instead of asking
+        the state again at every pass.
+        """
+        c, rng, fixed = self.options["c"], self.rng, self.fixed
         path, node = [], root
-        while not state.is_terminal():
-            if state.is_chance():                # a chance node: sample, keep no statistics
+        while True:
+            if fixed and node.player is not None:
+                player, acting = node.player, node.acting
+            else:
+                player, acting = state.current_player(), state.acting_seats()
+                if fixed:
+                    node.player, node.acting = player, acting
+            if player == TERMINAL:
+                break
+            if player == CHANCE:                 # a chance node: sample, keep no statistics
                 node = _child(node, state, state.sample_chance(rng), None)
                 continue
-            mover = _mover(state)
-            if node is root and self.seat in state.acting_seats():
+            mover = acting[0]
+            if node is root and self.seat in acting:
                 mover = self.seat                # several act at once: search for itself
             if mover in self.split and (node is not root or mover != self.seat):
                 node = _info_node(node, state.private_key(mover))
-            legal = state.legal_actions_for(mover)
-            for action in legal:
-                if action in node.stats:
-                    node.stats[action][2] += 1
-            action = node.select(legal, c, rng)
-            expanding = action not in node.stats
-            if expanding:
-                node.stats[action] = [0, 0.0, 1]
-            path.append((node, action, mover, legal))
+            if not fixed:
+                legal = state.legal_actions_for(mover)
+                if node.where is None or node.legal != legal:
+                    node.know_legal(legal, mover, keep=True)
+            elif node.where is None or node.mover != mover:
+                node.know_legal(state.legal_actions_for(mover), mover, keep=False)
+            action, slot, expanding = node.choose(c, rng)
+            path.append((node, slot, action, mover))
             node = _child(node, state, action, mover)
             if expanding:
                 break
@@ -512,18 +634,18 @@ class MCTS(Agent):
                 self._prove_path(path)
         else:
             returns = self.evaluator.evaluate(state, rng)
-        for node, action, mover, _ in path:
-            entry = node.stats[action]
-            entry[0] += 1
-            entry[1] += returns[mover]
+        for node, slot, _, mover in path:
+            table = node.table
+            table[tree.VISITS, slot] += 1.0
+            table[tree.VALUE, slot] += returns[mover]
         return returns
 
     def _prove_path(self, path):
         """Carry a new proof up ``path`` (from its end) while it proves the nodes above;
         a chance node, never proven, stops it."""
-        for node, action, mover, legal in reversed(path):
-            if node.children[action].proven is None or \
-                    not _prove(node, action, legal, mover, self.game.utility_bounds):
+        for node, _, action, mover in reversed(path):
+            if node.children[action].proven is None or not _prove(
+                    node, action, node.legal_list(), mover, self.game.utility_bounds):
                 return
 
 

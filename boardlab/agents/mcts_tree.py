@@ -1,0 +1,137 @@
+"""Compiled pieces of the MCTS tree: a node's statistics kept in arrays.
+
+A node of :mod:`boardlab.agents.mcts` keeps the statistics of its tried
+actions in one float64 array ``table`` of shape (3, capacity): row
+``VISITS``, row ``VALUE`` (the sum of the mover's returns) and row
+``AVAILABLE`` (in how many passes through the node the action was legal),
+one column (slot) per tried action in the order they were first tried.
+``where`` maps the position of each legal action in the current legal list
+to its slot, or -1 while the action is untried; ``lost`` is an empty array,
+or one flag per legal position for the actions proven lost that selection
+must skip (never all of them: the caller drops a mask where every action
+is lost).
+
+The functions here are the selection of one pass through a node and the
+choice of the move at the root. UCB sums exactly as in plain Python
+(``value / visits + c * sqrt(log(max(available, 1)) / visits)``, first
+highest score in legal order), the logarithms read from ``LOGS``, a table
+of ``math.log`` values that :func:`logs_for` extends as searches grow.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+VISITS, VALUE, AVAILABLE = 0, 1, 2
+UNTRIED = -1            # ``where`` of an action not tried yet
+NO_MASK = np.zeros(0, dtype=np.uint8)
+_UNTRIED_ROW = np.full(256, UNTRIED, dtype=np.int32)
+
+
+def untried_row(size: int) -> np.ndarray:
+    """A new ``where`` of ``size`` untried actions."""
+    if size <= len(_UNTRIED_ROW):
+        return _UNTRIED_ROW[:size].copy()
+    return np.full(size, UNTRIED, dtype=np.int32)
+
+
+def _log_table(size: int) -> np.ndarray:
+    """``math.log(max(k, 1))`` for k in 0..size-1, computed by Python's own ``math.log``."""
+    return np.array([0.0] + [math.log(k) for k in range(1, size)], dtype=np.float64)
+
+
+LOGS = _log_table(1 << 12)
+
+
+def logs_for(count: int) -> np.ndarray:
+    """The logarithm table, first extended (doubled) until it covers ``count``."""
+    global LOGS
+    if count >= len(LOGS):
+        size = len(LOGS)
+        while size <= count:
+            size *= 2
+        LOGS = _log_table(size)
+    return LOGS
+
+
+@njit(cache=True)
+def select(where, table, lost, c, logs, k, pick, used):
+    """One pass through a node: count it, choose a legal position, try it if new.
+
+    Every tried legal action gets one more ``AVAILABLE``. The position chosen is
+    ``pick`` if it is not negative; else with ``k >= 0`` that of the k-th untried
+    action not in ``lost`` (in legal order); else that of the highest UCB score
+    among the actions not in ``lost``, which must all be tried (ties: the first).
+    An untried action chosen gets the column ``used`` (zero visits and value, one
+    available), which must exist. Returns (the position, its column).
+    """
+    n = where.shape[0]
+    for i in range(n):
+        s = where[i]
+        if s >= 0:
+            table[AVAILABLE, s] += 1.0
+    masked = lost.shape[0] == n
+    chosen = pick
+    if chosen < 0 and k >= 0:
+        for i in range(n):
+            if where[i] < 0 and not (masked and lost[i]):
+                if k == 0:
+                    chosen = i
+                    break
+                k -= 1
+    elif chosen < 0:
+        best_score = -np.inf
+        top = logs.shape[0]
+        for i in range(n):
+            if masked and lost[i]:
+                continue
+            s = where[i]
+            visits = table[VISITS, s]
+            available = table[AVAILABLE, s]
+            if available < 1.0:
+                available = 1.0
+            count = int(available)
+            log = logs[count] if count < top else math.log(available)
+            score = table[VALUE, s] / visits + c * math.sqrt(log / visits)
+            if score > best_score:
+                chosen, best_score = i, score
+    if chosen < 0:
+        raise IndexError("no legal action to choose")
+    slot = np.int64(where[chosen])
+    if slot < 0:
+        slot = used
+        where[chosen] = used
+        table[AVAILABLE, slot] = 1.0
+    return chosen, slot
+
+
+@njit(cache=True)
+def untried(where, lost):
+    """How many legal actions are untried and not in ``lost``."""
+    n = where.shape[0]
+    masked = lost.shape[0] == n
+    count = 0
+    for i in range(n):
+        if where[i] < 0 and not (masked and lost[i]):
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def leader(table, used, skip):
+    """The slot the root would play: among the ``used`` slots whose ``skip`` is not 2
+    (not allowed), the highest (``skip`` is 0: not proven lost, visits, value), the
+    first of equals; -1 if none is allowed."""
+    best = -1
+    best_open, best_visits, best_value = 0, 0.0, 0.0
+    for s in range(used):
+        if skip[s] == 2:
+            continue
+        is_open = 1 if skip[s] == 0 else 0
+        visits, value = table[VISITS, s], table[VALUE, s]
+        if best < 0 or is_open > best_open or is_open == best_open and (
+                visits > best_visits or visits == best_visits and value > best_value):
+            best, best_open, best_visits, best_value = s, is_open, visits, value
+    return best
