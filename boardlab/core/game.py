@@ -348,8 +348,12 @@ class State:
         """The position as text for a terminal, as ``seat`` may see it."""
         return str(self)
 
-    def status_lines(self, seat: int | None = None) -> list[str]:
-        """Lines under the board: scores, whose turn, the last move, the result."""
+    def status_lines(self, seat: int | None = None, view: dict | None = None) -> list[str]:
+        """Lines under the board: scores, whose turn, the last move, the result.
+
+        ``view``: ``self.view(seat)`` when the caller has it already (a server sends
+        both), so that a game whose lines read its view does not build it twice.
+        """
         return []
 
     def announcements(self, before: int) -> list[str]:
@@ -586,10 +590,17 @@ class State:
         A seat's commit in a simultaneous round reads ``seat-name:move``; so does
         a resignation by a seat that was not the only one acting (a forfeit, or one
         member of a simultaneous round): ``name:resign``.
+
+        Kept until the history grows (views of every seat read it at each version; a
+        history list only ever grows, and a copy of the state has a list of its own).
         """
+        memo = self.__dict__.get("_history_memo")
+        if memo is not None and memo[0] is self.history and memo[1] == len(self.history):
+            return list(memo[2])
         texts = self._history_text()
         if self.resigned is not None and self.resign_named:
             texts[-1] = f"{self.game.seat_names[self.resigned]}:resign"
+        self._history_memo = (self.history, len(self.history), tuple(texts))
         return texts
 
     def _history_text(self) -> list[str]:

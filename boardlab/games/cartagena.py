@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import random
+from functools import cached_property
 
 import numpy as np
 
@@ -290,6 +291,11 @@ class Cartagena(Game):
     def num_actions(self) -> int:
         return self._num_actions
 
+    @cached_property
+    def action_texts(self) -> tuple[str, ...]:
+        """The notation of every action (it needs no context), made once per game."""
+        return tuple(text.action_text(self, action) for action in range(self.num_actions))
+
     @property
     def max_game_length(self) -> int:
         apt = self.options["actions_per_turn"]
@@ -523,13 +529,15 @@ class CartagenaState(KernelState):
         return events
 
     def _action_text(self, action: int) -> str:
-        return text.action_text(self.game, action)
+        return self.game.action_texts[action]
 
     def string_to_action(self, text_: str) -> int:
         return text.parse_action(self.game, text_)
 
     def _history_text(self) -> list[str]:
-        return [self.action_to_string(action) for _, action in self.history]
+        texts = self.game.action_texts
+        return [texts[action] if action >= 0 else self.action_to_string(action)
+                for _, action in self.history]
 
     # Results ----------------------------------------------------------------------
     def ranking_key(self, seat):
@@ -620,11 +628,9 @@ class CartagenaState(KernelState):
 
     def _tokens(self) -> dict:
         """Each seat's token positions, lowest first, by seat name."""
-        tokens = {}
-        for p, name in enumerate(self.game.seat_names):
-            mine = self.mine(p).tolist()
-            tokens[name] = [x for x, count in enumerate(mine) for _ in range(count)]
-        return tokens
+        squares = np.arange(self.game.L + 2)
+        return {name: np.repeat(squares, self.mine(p)).tolist()
+                for p, name in enumerate(self.game.seat_names)}
 
     def _sees_hand(self, seat: int | None, p: int) -> bool:
         return p == seat or not self.game.hidden_hands
@@ -715,5 +721,5 @@ class CartagenaState(KernelState):
     def render(self, colour: bool = False, seat: int | None = None) -> str:
         return text.render(self, colour, seat)
 
-    def status_lines(self, seat: int | None = None) -> list[str]:
-        return text.status_lines(self, seat)
+    def status_lines(self, seat: int | None = None, view: dict | None = None) -> list[str]:
+        return text.status_lines(self, seat, view)

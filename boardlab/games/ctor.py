@@ -653,5 +653,5 @@ class CtorState(KernelState):
         """The field with its wrap-around ring (the outer squares repeat the far side)."""
         return text.render(self, colour, seat)
 
-    def status_lines(self, seat: int | None = None) -> list[str]:
-        return text.status_lines(self, seat)
+    def status_lines(self, seat: int | None = None, view: dict | None = None) -> list[str]:
+        return text.status_lines(self, seat, view)

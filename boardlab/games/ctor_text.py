@@ -243,11 +243,11 @@ def render(state, colour: bool = False, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def status_lines(state, seat: int | None = None) -> list[str]:
+def status_lines(state, seat: int | None = None, view: dict | None = None) -> list[str]:
     """Lines under the field: the chips, the viewer's secret squares, the last move, its
     pending operation, whose turn with what is left of the quotas (while secret squares
     are picked: how many picks are left instead), the result."""
-    view = state.view(seat)
+    view = state.view(seat) if view is None else view
     counts = "  ".join(f"{c} {v}" for c, v in view["counts"].items())
     lines = [f"chips: {counts}"]
     if view["my_secret_squares"]:

@@ -603,7 +603,7 @@ class TerritoryState(KernelState):
         lines.append(header)
         return "\n".join(lines)
 
-    def status_lines(self, seat: int | None = None) -> list[str]:
+    def status_lines(self, seat: int | None = None, view: dict | None = None) -> list[str]:
         """Scores, komi, whose turn and the last move, for a terminal."""
         info = self._status()
         scores = info["scores"]

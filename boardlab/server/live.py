@@ -260,10 +260,15 @@ class LiveGame:
 
     def view(self, seat: int | None) -> dict:
         """``driver.view(seat)``, with a loss on time as its result's reason."""
+        return self.presented(seat)[0]
+
+    def presented(self, seat: int | None) -> tuple[dict, list[str]]:
+        """``view(seat)`` and the status lines of ``seat``, from one build of the view."""
         view = self.driver.view(seat)
+        lines = self.driver.state.status_lines(seat, view)
         if view["result"] and (self.driver.forfeit_info or {}).get("kind") == "time":
             view["result"] = {**view["result"], "reason": "time"}
-        return view
+        return view, lines
 
     def record(self, players: list[str]) -> dict:
         """The full record; an agreed draw replays as one (``agreed_draw``), and
@@ -301,9 +306,10 @@ class LiveGame:
     def _sync(self, client: Client, seat: int | None = None) -> None:
         seat = client.seat_for(self.acting()) if seat is None else seat
         readable = [entry for entry in self.chat if self._reads(client, entry)]
+        view, lines = self.presented(seat)
         client.send({"type": "sync", "version": self.version, "seat": seat,
-                     "seats": list(client.seats), "view": self.view(seat),
-                     "lines": self.driver.state.status_lines(seat), "clock": self.clock,
+                     "seats": list(client.seats), "view": view, "lines": lines,
+                     "clock": self.clock,
                      **self._extras(),
                      "chat": [self._chat_message(e) for e in readable[-CHAT_SYNCED:]]})
 
@@ -331,9 +337,9 @@ class LiveGame:
         for client in list(self.clients):
             seat = client.seat_for(acting)
             if seat not in texts:
+                view, lines = self.presented(seat)
                 texts[seat] = json.dumps({"type": "update", "version": self.version,
-                                          "seat": seat, "view": self.view(seat),
-                                          "lines": self.driver.state.status_lines(seat),
+                                          "seat": seat, "view": view, "lines": lines,
                                           "announcements": notes, **extras})
             client.send_text(texts[seat])
 
@@ -433,10 +439,13 @@ class LiveGame:
                 raise ProtocolError("bad_message", f"'look' message: at is a history "
                                     f"length from 0 to {length}")
             seat = client.focus
-            state = self.driver.state if at == length else self.state_at(at)
-            view = self.view(seat) if at == length else state.view(seat)
-            client.send({"type": "position", "at": at, "view": view,
-                         "lines": state.status_lines(seat)})
+            if at == length:
+                view, lines = self.presented(seat)
+            else:
+                state = self.state_at(at)
+                view = state.view(seat)
+                lines = state.status_lines(seat, view)
+            client.send({"type": "position", "at": at, "view": view, "lines": lines})
 
     def state_at(self, at: int):
         """A copy of the state after the first ``at`` history entries (replayed)."""

@@ -103,7 +103,7 @@ def _version(state, seed: int, seats: list, before: int | None) -> Version:
     full = state.history_text()
     for seat in seats:
         version.views[seat] = json.dumps(views[seat])
-        version.lines[seat] = state.status_lines(seat)
+        version.lines[seat] = state.status_lines(seat, views[seat])
         version.facts[seat] = hidden_facts(state, seat, seed, views, private, full,
                                            public_text)
     if before is not None:
