@@ -10,14 +10,17 @@ A group G is finished iff bbox(G) == bbox(component of G) (RULES §1.7a).
 Placing colour c at p leaves c's passable set unchanged, so only p's merged
 group can finish on that side; the other colour loses p from one component,
 which may split or shrink; that component is re-flooded only when a local
-test cannot rule it out.
+test cannot rule it out. The re-flood grows bit rows (``A_ROWS``: each colour's
+stones as one bit mask per row, n <= 26) rather than visiting cells one by one.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from .kernels import find, find_at, flood, index_empties, rng_below, rng_next, rng_seed
+from .kernels import (drop_empty, find, find_at, flood, index_empties, rng_below, rng_next,
+                      rng_seed)
 from .territory_actions import (BUTTON, KOMI, PASS, PLACE, SIDE, decode, encode,  # noqa: F401
                                 max_komi_half, num_actions)
 
@@ -26,11 +29,11 @@ VERTICAL, HORIZONTAL = 0, 1
 
 META = 16
 M_TURN, M_PASSES, M_BUTTON, M_NEMPTY, M_SCORE_V, M_SCORE_H, M_NFREE, _M_NFREE_W, M_OVER, \
-    M_BUTTON_ON, M_NPLACED = range(11)
+    M_BUTTON_ON, M_NPLACED, M_ROW_MUL = range(12)
 (A_BOARD, A_PARENT, A_SIZE, A_MINR, A_MAXR, A_MINC, A_MAXC, A_OWNER,
  A_COMP, _A_COMP_W, A_CBOX, _cb1, _cb2, _cb3, _cb4, _cb5, _cb6, _cb7,
- A_FREE, _A_FREE_W, A_EMPTY, A_EPOS) = range(22)
-NARR = 22
+ A_FREE, _A_FREE_W, A_EMPTY, A_EPOS, A_ROWS) = range(23)
+NARR = 23
 NO_BUTTON = -1
 MAX_SEARCHES = 4
 
@@ -44,7 +47,9 @@ def buffer_size(n: int) -> int:
 
 
 def new_scratch(n: int) -> np.ndarray:
-    """Work space for the flood fills: a stamp counter, marks and four queues.
+    """Work space for the flood fills: a stamp counter, marks and four queues (the set-up
+    flood of :func:`rebuild`; a split keeps its regions' bit rows where the queues are),
+    then five small arrays of MAX_SEARCHES entries.
 
     Not part of the position: states of one size may share it (single thread).
     """
@@ -70,6 +75,7 @@ def init(buf, n, button_on):
     buf[M_BUTTON] = NO_BUTTON
     buf[M_BUTTON_ON] = button_on
     buf[M_NEMPTY] = P
+    buf[M_ROW_MUL] = (65536 + n - 1) // n          # row = cell * this >> 16 (n <= 26)
     empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
     for x in range(P):
         empty[x] = x
@@ -116,15 +122,7 @@ def _free_label(buf, P, ci, label):
 
 @njit(cache=True, inline="always")
 def _remove_empty(buf, P, cell):
-    oe, op = _o(A_EMPTY, P), _o(A_EPOS, P)
-    last = buf[M_NEMPTY] - 1
-    i = buf[op + cell]
-    moved = buf[oe + last]
-    buf[oe + i] = moved
-    buf[op + moved] = i
-    buf[oe + last] = cell
-    buf[op + cell] = last
-    buf[M_NEMPTY] = last
+    drop_empty(buf, _o(A_EMPTY, P), _o(A_EPOS, P), M_NEMPTY, cell)
 
 
 @njit(cache=True, inline="always")
@@ -170,11 +168,6 @@ def _same_box(buf, P, root, ci, label):
 
 
 @njit(cache=True, inline="always")
-def _passable(buf, ob, x, blocker):
-    return x >= 0 and buf[ob + x] != blocker
-
-
-@njit(cache=True, inline="always")
 def _line_has(buf, oc, start, step, lo, hi, label):
     """Whether some cell start + k*step, k in lo..hi, carries ``label`` (at offset oc)."""
     for k in range(lo, hi + 1):
@@ -183,30 +176,42 @@ def _line_has(buf, oc, start, step, lo, hi, label):
     return False
 
 
-@njit(cache=True, inline="always")
-def _locally_connected(buf, P, nbr, diag, cell, c):
-    """True when the cells around ``cell`` not holding ``c`` join up around it.
+def _local_table() -> np.ndarray:
+    """For each 3x3 pattern of passable cells around a point (bit 3*dr + dc for row
+    row-1+dr, column col-1+dc; the centre ignored): 1 when the passable orthogonal
+    neighbours join up through the diagonal ones (or there are at most one), plus twice
+    how many orthogonal neighbours are passable."""
+    table = np.zeros(512, dtype=np.int32)
+    for pattern in range(512):
+        def at(dr, dc):
+            return (pattern >> (3 * (dr + 1) + dc + 1)) & 1
+        pn, pe, ps, pw = at(1, 0), at(0, 1), at(-1, 0), at(0, -1)
+        k = pn + pe + ps + pw
+        links = (pn & pe & at(1, 1)) + (pe & ps & at(-1, 1)) + (ps & pw & at(-1, -1)) \
+            + (pw & pn & at(1, -1))
+        table[pattern] = int(k <= 1 or links >= k - 1) | k << 1
+    return table
 
-    Also returns how many of its four neighbours are passable.
+
+LOCAL = _local_table()
+
+
+@njit(cache=True, inline="always")
+def _locally_connected(buf, P, n, row, col, c):
+    """True when the cells around (row, col) not holding ``c`` join up around it.
+
+    Also returns how many of its four neighbours are passable, and the pattern of
+    passable cells around it (see ``_local_table``). Reads the stone rows.
     """
-    ob = _o(A_BOARD, P)
-    pn = _passable(buf, ob, nbr[cell, 0], c)
-    pe = _passable(buf, ob, nbr[cell, 1], c)
-    ps = _passable(buf, ob, nbr[cell, 2], c)
-    pw = _passable(buf, ob, nbr[cell, 3], c)
-    k = int(pn) + int(pe) + int(ps) + int(pw)
-    if k <= 1:
-        return True, k
-    links = 0
-    if pn and pe and _passable(buf, ob, diag[cell, 0], c):
-        links += 1
-    if pe and ps and _passable(buf, ob, diag[cell, 1], c):
-        links += 1
-    if ps and pw and _passable(buf, ob, diag[cell, 2], c):
-        links += 1
-    if pw and pn and _passable(buf, ob, diag[cell, 3], c):
-        links += 1
-    return links >= k - 1, k
+    orow = _o(A_ROWS, P) + (c - 1) * n
+    full = (np.int64(1) << n) - 1
+    pattern = (((full & ~np.int64(buf[orow + row])) << 1) >> col & 7) << 3
+    if row > 0:
+        pattern |= ((full & ~np.int64(buf[orow + row - 1])) << 1) >> col & 7
+    if row < n - 1:
+        pattern |= (((full & ~np.int64(buf[orow + row + 1])) << 1) >> col & 7) << 6
+    v = LOCAL[pattern]
+    return (v & 1) != 0, v >> 1, pattern
 
 
 ALL_SIDES = 15
@@ -305,97 +310,211 @@ def _settle(buf, scratch, n, ci, tail, members, label, mover):
 
 
 @njit(cache=True, inline="always")
-def _class_of(scratch, link, i):
-    while scratch[link + i] != i:
-        i = scratch[link + i]
-    return i
+def _fill_row(m, s, n):
+    """The runs of set bits of row mask ``m`` (n bits) that hold a bit of ``s`` (s in m)."""
+    up = (((m + s) ^ m) | s) & m       # the carries: from each run's lowest seed to its top
+    g, q = s, m                        # and down from its highest seed (Kogge-Stone)
+    g |= q & (g >> 1)
+    q &= q >> 1
+    g |= q & (g >> 2)
+    q &= q >> 2
+    g |= q & (g >> 4)
+    q &= q >> 4
+    g |= q & (g >> 8)
+    if n > 16:
+        q &= q >> 8
+        g |= q & (g >> 16)
+    return g | up
+
+
+@njit(cache=True, inline="always")
+def _grow_row(buf, scratch, orow, full, n, off, lo, hi, r):
+    """Add to region row ``r`` what its neighbouring rows reach; whether it grew.
+
+    Only rows lo..hi of the region are in use (the others count as empty).
+    """
+    cur = scratch[off + r] if lo <= r <= hi else 0
+    s = cur
+    if lo <= r - 1 <= hi:
+        s |= scratch[off + r - 1]
+    if lo <= r + 1 <= hi:
+        s |= scratch[off + r + 1]
+    m = full & ~np.int64(buf[orow + r])
+    s &= m
+    if s == cur:
+        return False
+    scratch[off + r] = _fill_row(m, s, n)
+    return True
+
+
+@njit(cache=True, inline="always")
+def _grow(buf, scratch, orow, full, n, off, lo, hi, up):
+    """One sweep of the region rows at ``scratch[off:off+n]`` (rows lo..hi in use)
+    through the cells not blocked by the stones at ``buf[orow:]``, upward or downward.
+
+    Returns whether it grew, and its new lo and hi.
+    """
+    grew = False
+    if up:
+        r = max(lo - 1, 0)
+        while r <= min(hi + 1, n - 1):
+            if _grow_row(buf, scratch, orow, full, n, off, lo, hi, r):
+                grew = True
+                lo, hi = min(lo, r), max(hi, r)
+            r += 1
+    else:
+        r = min(hi + 1, n - 1)
+        while r >= max(lo - 1, 0):
+            if _grow_row(buf, scratch, orow, full, n, off, lo, hi, r):
+                grew = True
+                lo, hi = min(lo, r), max(hi, r)
+            r -= 1
+    return grew, lo, hi
 
 
 @njit(cache=True)
-def _split(buf, scratch, n, nbr, cell, c, label, mover):
-    """The other colour's component ``label`` lost ``cell``: find the pieces.
+def _settle_rows(buf, scratch, n, ci, off, lo, hi, label, mover):
+    """Give the cells of region rows ``scratch[off:]`` (lo..hi) component ``label``,
+    fit its bbox, and claim the groups that now fill it."""
+    P = n * n
+    oc = _o(A_COMP + ci, P)
+    minr, maxr, cols = n, -1, np.int64(0)
+    for r in range(lo, hi + 1):
+        bits = scratch[off + r]
+        if bits == 0:
+            continue
+        minr, maxr = min(minr, r), max(maxr, r)
+        cols |= bits
+        while bits:
+            col = trailing_zeros(bits)
+            buf[oc + r * n + col] = label
+            bits &= bits - 1
+    box = A_CBOX + 4 * ci
+    buf[_o(box, P) + label], buf[_o(box + 1, P) + label] = minr, maxr
+    buf[_o(box + 2, P) + label] = trailing_zeros(cols)
+    buf[_o(box + 3, P) + label] = 63 - leading_zeros(cols)
+    ob, opar, oow = _o(A_BOARD, P), _o(A_PARENT, P), _o(A_OWNER, P)
+    bits = scratch[off + maxr]         # a finished group touches every side: its top row
+    while bits:
+        x = maxr * n + trailing_zeros(bits)
+        bits &= bits - 1
+        if buf[ob + x] == ci + 1:
+            root = find_at(buf, opar, x)
+            if buf[oow + root] < 0 and _same_box(buf, P, root, ci, label):
+                _claim(buf, P, root, mover)
 
-    One breadth-first search starts at each passable neighbour; searches that
-    meet join. As soon as at most one joined search is still running, every
-    finished one is a separate piece (relabelled) and the running one is the
-    rest of the old component, which keeps ``label`` without being explored.
+
+@njit(cache=True)
+def _split(buf, scratch, n, cell, row, col, c, label, mover):
+    """The other colour's component ``label`` lost ``cell`` at (row, col): find the pieces.
+
+    A region starts at each passable neighbour and grows by sweeps of bit rows,
+    the narrowest first; regions that meet join. As soon as at most one joined
+    region is still growing, every finished one is a separate piece (relabelled)
+    and the growing one is the rest of the old component, which keeps ``label``
+    without being explored further.
     """
     P = n * n
     ob = _o(A_BOARD, P)
     ci = 2 - c
-    base = scratch[0] + 1                        # marks base..base+3, all new
-    scratch[0] += MAX_SEARCHES
-    small = 1 + (1 + MAX_SEARCHES) * P           # offsets of the small arrays
-    head, tail, link = small, small + MAX_SEARCHES, small + 2 * MAX_SEARCHES
-    settled, members = small + 3 * MAX_SEARCHES, small + 4 * MAX_SEARCHES
-    for i in range(MAX_SEARCHES):
-        scratch[head + i] = 0
-        scratch[tail + i] = 0
-        scratch[link + i] = i
-        scratch[settled + i] = 0
+    orow = _o(A_ROWS, P) + (c - 1) * n           # the blockers: colour c's stones
+    full = (np.int64(1) << n) - 1
+    reg = _queue_at(P, 0)                         # region i: rows reg + i*n ..
+    small = 1 + (1 + MAX_SEARCHES) * P
+    lo, hi, link = small, small + MAX_SEARCHES, small + 2 * MAX_SEARCHES
+    done, sweeps = small + 3 * MAX_SEARCHES, small + 4 * MAX_SEARCHES
     k = 0
-    for d in range(4):
-        q = nbr[cell, d]
-        if q >= 0 and buf[ob + q] != c:
-            scratch[_queue_at(P, k)] = q
-            scratch[tail + k] = 1
-            scratch[1 + q] = base + k
+    for d in range(4):                            # north, east, south, west
+        if d == 0:
+            r, q, on = row + 1, cell + n, row < n - 1
+        elif d == 1:
+            r, q, on = row, cell + 1, col < n - 1
+        elif d == 2:
+            r, q, on = row - 1, cell - n, row > 0
+        else:
+            r, q, on = row, cell - 1, col > 0
+        if on and buf[ob + q] != c:
+            scratch[reg + k * n + r] = _fill_row(full & ~np.int64(buf[orow + r]),
+                                                 np.int64(1) << (q - r * n), n)
+            scratch[lo + k] = r
+            scratch[hi + k] = r
+            scratch[link + k] = k
+            scratch[done + k] = 0
+            scratch[sweeps + k] = 0
             k += 1
-    running = -1
     while True:
-        running = -1
-        many = False
-        for i in range(k):
-            if scratch[head + i] < scratch[tail + i]:
-                root = _class_of(scratch, link, i)
-                if running >= 0 and running != root:
-                    many = True
-                running = root
-        if not many:
+        i, running, growing = -1, -1, 0           # grow the narrowest growing region
+        for j in range(k):
+            if scratch[link + j] == j and not scratch[done + j]:
+                running = j
+                growing += 1
+                if i < 0 or scratch[hi + j] - scratch[lo + j] < scratch[hi + i] - scratch[lo + i]:
+                    i = j
+        if growing <= 1:
             break
-        for i in range(k):
-            h = scratch[head + i]
-            if h >= scratch[tail + i]:
-                continue
-            oq = _queue_at(P, i)
-            x = scratch[oq + h]
-            scratch[head + i] = h + 1
-            for d in range(4):
-                y = nbr[x, d]
-                if y < 0 or buf[ob + y] == c:
-                    continue
-                seen = scratch[1 + y] - base
-                if 0 <= seen < MAX_SEARCHES:
-                    a, b = _class_of(scratch, link, i), _class_of(scratch, link, seen)
-                    if a != b:
-                        scratch[link + max(a, b)] = min(a, b)
-                else:
-                    scratch[1 + y] = base + i
-                    scratch[oq + scratch[tail + i]] = y
-                    scratch[tail + i] += 1
-    for i in range(k):
-        root = _class_of(scratch, link, i)
-        if root == running or scratch[settled + root]:
+        up = scratch[sweeps + i] % 2 == 0
+        scratch[sweeps + i] += 1
+        oi = reg + i * n
+        grew, a, b = _grow(buf, scratch, orow, full, n, oi, scratch[lo + i], scratch[hi + i], up)
+        scratch[lo + i], scratch[hi + i] = a, b
+        if not grew:
+            scratch[done + i] = 1                 # closed: a whole piece
             continue
-        scratch[settled + root] = 1
-        for j in range(MAX_SEARCHES):
-            scratch[members + j] = j < k and _class_of(scratch, link, j) == root
-        _settle(buf, scratch, n, ci, tail, members, _new_label(buf, P, ci), mover)
+        for j in range(k):                        # regions that meet join
+            if j == i or scratch[link + j] != j:
+                continue
+            meet = False
+            for r in range(max(a, scratch[lo + j]), min(b, scratch[hi + j]) + 1):
+                if scratch[oi + r] & scratch[reg + j * n + r]:
+                    meet = True
+                    break
+            if not meet:
+                continue
+            for r in range(scratch[lo + j], scratch[hi + j] + 1):
+                if a <= r <= b:
+                    scratch[oi + r] |= scratch[reg + j * n + r]
+                else:
+                    scratch[oi + r] = scratch[reg + j * n + r]
+            a, b = min(a, scratch[lo + j]), max(b, scratch[hi + j])
+            scratch[lo + i], scratch[hi + i] = a, b
+            scratch[done + i] |= scratch[done + j]    # a closed region is the whole piece
+            scratch[link + j] = i
+    sides = _box_sides(buf, P, ci, label, row, col)     # the sides that lost cells
+    box = A_CBOX + 4 * ci
+    for i in range(k):
+        if scratch[link + i] == i and i != running:
+            new = _new_label(buf, P, ci)
+            _settle_rows(buf, scratch, n, ci, reg + i * n, scratch[lo + i], scratch[hi + i],
+                         new, mover)
+            for e in range(4):
+                if buf[_o(box + e, P) + new] == buf[_o(box + e, P) + label]:
+                    sides |= 1 << e
     if running < 0:
         _free_label(buf, P, ci, label)
-    else:
-        _shrink(buf, n, ci, label, mover, ALL_SIDES)
+    elif sides:
+        _shrink(buf, n, ci, label, mover, sides)
 
 
 @njit(cache=True)
 def place(buf, scratch, n, nbr, diag, cell, c):
-    """Place colour ``c`` (BLACK or WHITE) on empty ``cell`` and claim what finished."""
+    """Place colour ``c`` (BLACK or WHITE) on empty ``cell`` and claim what finished.
+
+    (``diag`` is no longer read: the local test reads the stone rows.)
+    """
+    _place(buf, scratch, n, nbr, cell, c)
+
+
+@njit(cache=True, inline="always")
+def _place(buf, scratch, n, nbr, cell, c):
+    """:func:`place`, inlined into the playouts."""
     P = n * n
     mover = buf[M_TURN]
     ob, opar = _o(A_BOARD, P), _o(A_PARENT, P)
     buf[ob + cell] = c
     _remove_empty(buf, P, cell)
-    row, col = cell // n, cell % n
+    row = (cell * buf[M_ROW_MUL]) >> 16
+    col = cell - row * n
+    buf[_o(A_ROWS, P) + (c - 1) * n + row] |= 1 << col
     buf[opar + cell] = cell
     buf[_o(A_SIZE, P) + cell] = 1
     buf[_o(A_MINR, P) + cell] = row
@@ -417,13 +536,17 @@ def place(buf, scratch, n, nbr, diag, cell, c):
     oc = _o(A_COMP + ci, P)
     label = buf[oc + cell]
     buf[oc + cell] = -1
-    connected, k = _locally_connected(buf, P, nbr, diag, cell, c)
+    connected, k, around = _locally_connected(buf, P, n, row, col, c)
     if not connected:
-        _split(buf, scratch, n, nbr, cell, c, label, mover)
+        _split(buf, scratch, n, cell, row, col, c, label, mover)
     elif k == 0:
         _free_label(buf, P, ci, label)
     else:
         sides = _box_sides(buf, P, ci, label, row, col)
+        if around & (1 << 3 | 1 << 5):        # a passable west or east neighbour keeps
+            sides &= ~3                       # the component on this row,
+        if around & (1 << 1 | 1 << 7):        # a south or north one on this column
+            sides &= ~12
         if sides:
             _shrink(buf, n, ci, label, mover, sides)
     buf[M_TURN] = 1 - mover
@@ -506,7 +629,7 @@ def playout(buf, scratch, n, nbr, diag, seed):
         if ne > 0:
             s = rng_next(s)
             r = rng_below(s, 2 * ne)
-            place(buf, scratch, n, nbr, diag, buf[oe + (r >> 1)], 1 + (r & 1))
+            _place(buf, scratch, n, nbr, buf[oe + (r >> 1)], 1 + (r & 1))
         elif button_open(buf):
             take_button(buf)
         else:
@@ -560,6 +683,11 @@ def rebuild(buf, scratch, n, nbr):
     tail, members = small + MAX_SEARCHES, small + 4 * MAX_SEARCHES
     for j in range(MAX_SEARCHES):
         scratch[members + j] = j == 0
+    rows = _arr(buf, A_ROWS, P)
+    rows[:] = 0
+    for x in range(P):
+        if board[x] != EMPTY:
+            rows[(board[x] - 1) * n + x // n] |= 1 << (x % n)
     for c in (BLACK, WHITE):
         comp = _arr(buf, A_COMP + c - 1, P)
         _reset_free(buf, P, c - 1, 0)

@@ -51,6 +51,21 @@ def flood(nbr, board, a, b, start, stamp, mark, queue, qstart):
     return tail
 
 
+@njit(cache=True, inline="always")
+def drop_empty(buf, oe, op, count_at, cell):
+    """Take ``cell`` out of the list of empty points kept in ``buf``: the list at offset
+    ``oe``, each point's index in it at offset ``op``, its length at ``buf[count_at]``
+    (the last empty point takes the freed place; ``cell`` goes just past the end)."""
+    last = buf[count_at] - 1
+    i = buf[op + cell]
+    moved = buf[oe + last]
+    buf[oe + i] = moved
+    buf[op + moved] = i
+    buf[oe + last] = cell
+    buf[op + cell] = last
+    buf[count_at] = last
+
+
 @njit(cache=True)
 def index_empties(board, empty, epos):
     """List the empty points (value 0) of ``board`` first in ``empty``, the others after.

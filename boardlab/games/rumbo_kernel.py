@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import find, index_empties, rng_below, rng_next, rng_seed
+from .kernels import drop_empty, find, find_at, index_empties, rng_below, rng_next, rng_seed
 from .territory_actions import (BUTTON, KOMI, PASS, PLACE, SIDE, decode, encode,  # noqa: F401
                                 max_komi_half, num_actions)
 
@@ -164,62 +164,71 @@ def _claim(buf, P, root, mask):
 @njit(cache=True)
 def place(buf, n, nbr, cell, c):
     """Place colour ``c`` on ``cell`` (assumed legal) and claim liberty-less groups."""
+    _place(buf, n, nbr, cell, c)
+
+
+@njit(cache=True, inline="always")
+def _place(buf, n, nbr, cell, c):
+    """:func:`place`, inlined into the playouts (direct offsets into ``buf``; the roots
+    of the neighbouring stones are found once)."""
     P = n * n
-    board, parent = _arr(buf, A_BOARD, P), _arr(buf, A_PARENT, P)
-    size, libs, owner = _arr(buf, A_SIZE, P), _arr(buf, A_LIBS, P), _arr(buf, A_OWNER, P)
-    count = _arr(buf, A_COUNT + c - 1, P)
-    board[cell] = c
-    empty, epos = _arr(buf, A_EMPTY, P), _arr(buf, A_EPOS, P)
-    last = buf[M_NEMPTY] - 1
-    i = epos[cell]
-    moved = empty[last]
-    empty[i] = moved
-    epos[moved] = i
-    empty[last] = cell
-    epos[cell] = last
-    buf[M_NEMPTY] = last
-    parent[cell] = cell
-    size[cell] = 1
-    owner[cell] = -1
+    ob, opar, osz = _o(A_BOARD, P), _o(A_PARENT, P), _o(A_SIZE, P)
+    olib, oown, ocnt = _o(A_LIBS, P), _o(A_OWNER, P), _o(A_COUNT + c - 1, P)
+    buf[ob + cell] = c
+    drop_empty(buf, _o(A_EMPTY, P), _o(A_EPOS, P), M_NEMPTY, cell)
+    buf[opar + cell] = cell
+    buf[osz + cell] = 1
+    buf[oown + cell] = -1
     own = 0
     mine = 0
+    theirs = 0
+    q0, q1, q2, q3 = nbr[cell, 0], nbr[cell, 1], nbr[cell, 2], nbr[cell, 3]
+    r0 = r1 = r2 = r3 = -1                 # the roots of the stones next to cell
     for d in range(4):
-        q = nbr[cell, d]
+        q = q0 if d == 0 else q1 if d == 1 else q2 if d == 2 else q3
         if q < 0:
             continue
-        count[q] += 1
-        if board[q] == EMPTY:
+        buf[ocnt + q] += 1
+        v = buf[ob + q]
+        if v == EMPTY:
             own += 1
         else:
-            libs[find(parent, q)] -= 1
-            if board[q] == c:
+            rq = find_at(buf, opar, q)
+            buf[olib + rq] -= 1
+            if d == 0:
+                r0 = rq
+            elif d == 1:
+                r1 = rq
+            elif d == 2:
+                r2 = rq
+            else:
+                r3 = rq
+            if v == c:
                 mine |= 1 << d
-    libs[cell] = own
+            else:
+                theirs |= 1 << d
+    buf[olib + cell] = own
     root = cell
     for d in range(4):
         if mine & (1 << d):
-            rq = find(parent, nbr[cell, d])
+            rq = r0 if d == 0 else r1 if d == 1 else r2 if d == 2 else r3
+            rq = find_at(buf, opar, rq)
             if rq != root:
-                if size[root] < size[rq]:
+                if buf[osz + root] < buf[osz + rq]:
                     root, rq = rq, root
-                parent[rq] = root
-                size[root] += size[rq]
-                libs[root] += libs[rq]
-    if libs[root] == 0:
+                buf[opar + rq] = root
+                buf[osz + root] += buf[osz + rq]
+                buf[olib + root] += buf[olib + rq]
+    if buf[olib + root] == 0:
         _claim(buf, P, root, mine)
-    o = 3 - c
     for d in range(4):
-        q = nbr[cell, d]
-        if q < 0 or board[q] != o:
+        if not theirs & (1 << d):
             continue
-        rq = find(parent, q)
-        if libs[rq] != 0 or owner[rq] >= 0:
+        rq = r0 if d == 0 else r1 if d == 1 else r2 if d == 2 else r3
+        if buf[olib + rq] != 0 or buf[oown + rq] >= 0:
             continue
-        mask = 0
-        for e in range(4):
-            y = nbr[cell, e]
-            if y >= 0 and board[y] == o and find(parent, y) == rq:
-                mask |= 1 << e
+        mask = (theirs & 1 if r0 == rq else 0) | (theirs & 2 if r1 == rq else 0) | \
+            (theirs & 4 if r2 == rq else 0) | (theirs & 8 if r3 == rq else 0)
         _claim(buf, P, rq, mask)
     buf[M_TURN] = 1 - buf[M_TURN]
     buf[M_NPLACED] += 1
@@ -237,7 +246,7 @@ def playout(buf, n, nbr, degree, seed):
         r = rng_below(s, 2 * buf[M_NEMPTY])
         cell, c = empty[r >> 1], 1 + (r & 1)
         if is_legal(buf, n, nbr, degree, cell, c):
-            place(buf, n, nbr, cell, c)
+            _place(buf, n, nbr, cell, c)
             moves += 1
     return moves
 
