@@ -152,12 +152,13 @@ def cmd_bench(args) -> int:
         if args.json_out:
             append_json_line(args.json_out, measurement(mode, result, args.seconds, commit))
     if args.search:
-        print(f"{args.search} simulations per second from the initial position, one thread, "
-              f"median of {args.runs} runs of {args.seconds:g} s")
+        print(f"{args.search} simulations per second (wall, CPU) from the initial position, "
+              f"one thread, median of {args.runs} runs of {args.seconds:g} s")
         for spec in specs:
             result = bench_search(spec, args.search, seconds=args.seconds, runs=args.runs)
             keep("search", result)
-            print(f"{spec:<40} {result['sims_per_s']:>12,.0f}", flush=True)
+            print(f"{spec:<40} {result['sims_per_s']:>12,.0f} {result['cpu_sims_per_s']:>12,.0f}",
+                  flush=True)
         return 0
     print(f"random playouts, one thread, after a warm-up, median of {args.runs} runs of "
           f"~{args.seconds:g} s")

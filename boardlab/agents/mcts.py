@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from ..core.errors import OptionError
-from ..core.game import CHANCE, TERMINAL
+from ..core.game import CHANCE, SIMULTANEOUS, TERMINAL
 from ..core.options import Option
 from . import mcts_tree as tree
 from .base import Agent, register_agent
@@ -217,17 +217,19 @@ def _info_node(node, key):
     return child
 
 
-def _child(node, state, action, mover):
+def _child(node, state, action, mover, player):
     """Apply ``action`` to ``state`` and return ``node``'s child for it (made if new).
 
-    A new child is also filed under the move's text, which tree reuse follows.
+    ``action`` comes from the state's own legal list (or chance outcomes), so it is
+    applied unchecked (``player``: the state's ``current_player()``). A new child is
+    also filed under the move's text, which tree reuse follows.
     """
     child = node.children.get(action)
     if child is not None:
-        state.apply(action, seat=mover)
+        state.apply_unchecked(action, mover, player)
         return child
     text = state.action_to_string(action)
-    state.apply(action, seat=mover)
+    state.apply_unchecked(action, mover, player)
     child = node.children[action] = node.children[("text", text)] = Node()
     return child
 
@@ -580,7 +582,7 @@ class MCTS(Agent):
             if action in node.children:
                 continue                     # already searched: proven if it ended the game
             after = state.clone()
-            after.apply(action, seat=mover)
+            after.apply_unchecked(action, mover)     # from the state's own legal list
             if not after.is_terminal():
                 continue
             text = state.action_to_string(action)
@@ -603,28 +605,31 @@ class MCTS(Agent):
             if fixed and node.player is not None:
                 player, acting = node.player, node.acting
             else:
-                player, acting = state.current_player(), state.acting_seats()
+                player = state.current_player()
+                acting = [player] if player >= 0 else \
+                    state.acting_seats() if player == SIMULTANEOUS else []
                 if fixed:
                     node.player, node.acting = player, acting
             if player == TERMINAL:
                 break
             if player == CHANCE:                 # a chance node: sample, keep no statistics
-                node = _child(node, state, state.sample_chance(rng), None)
+                node = _child(node, state, state.sample_chance(rng), None, CHANCE)
                 continue
             mover = acting[0]
             if node is root and self.seat in acting:
                 mover = self.seat                # several act at once: search for itself
             if mover in self.split and (node is not root or mover != self.seat):
                 node = _info_node(node, state.private_key(mover))
-            if not fixed:
-                legal = state.legal_actions_for(mover)
+            if not fixed:                        # one seat acts: it is the mover
+                legal = state.legal_actions() if player >= 0 else \
+                    state.legal_actions_for(mover)
                 if node.where is None or node.legal != legal:
                     node.know_legal(legal, mover, keep=True)
             elif node.where is None or node.mover != mover:
                 node.know_legal(state.legal_actions_for(mover), mover, keep=False)
             action, slot, expanding = node.choose(c, rng)
             path.append((node, slot, action, mover))
-            node = _child(node, state, action, mover)
+            node = _child(node, state, action, mover, player)
             if expanding:
                 break
         if state.is_terminal():

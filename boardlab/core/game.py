@@ -558,7 +558,24 @@ class State:
             shown = text if text is not None else self._safe_text(action)
             raise IllegalMoveError(f"illegal move {shown!r}: {reason}", move=shown,
                                    reason=reason)
-        if simultaneous:
+        self._enact(action, seat, player)
+
+    def apply_unchecked(self, action: int, seat: int | None = None,
+                        player: int | None = None) -> None:
+        """Apply ``action`` as :meth:`apply` does, without checking that it is legal.
+
+        For searchers that took ``action`` from this state's own legal list
+        (``legal_actions()``, or ``legal_actions_for(seat)`` when several act at once,
+        where ``seat`` is then required); anything else may corrupt the state. Players'
+        and records' moves go through :meth:`apply`. ``player``: ``current_player()``,
+        where the caller has just asked it (else it is asked here).
+        """
+        self._enact(action, seat, self.current_player() if player is None else player)
+
+    def _enact(self, action: int, seat: int | None, player: int) -> None:
+        """Make the legal ``action`` (of ``seat`` in a simultaneous round; ``player`` is
+        ``current_player()``) and write its history entry."""
+        if player == SIMULTANEOUS:
             self._commit(seat, action)
             self.history.append(Move(seat, action))
         else:

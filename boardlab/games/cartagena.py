@@ -182,8 +182,10 @@ class Cartagena(Game):
         self.cfg[[K.C_SEGMENTS, K.C_FIRST, K.C_DEADLOCK]] = (
             o["track_layout"] == "segments", o["first_player"], o["end_on_deadlock"])
         self.layout = K.layout(self.cfg)
+        self.places = np.arange(self.L + 2, dtype=np.int32)   # 0 the start .. L+1 the boat
         self._num_actions = int(K.num_actions(self.cfg))
         self.hidden_hands = o["visibility"] != "tortuga"   # hands only their holders see
+        self.hidden_masks: dict = {}             # per viewer, for redeals (cartagena_sample)
         self._public_spec = None
 
     def _setup_cards(self):
@@ -458,8 +460,8 @@ class CartagenaState(KernelState):
     def legal_actions(self) -> list[int]:
         if self.resigned is not None:
             return []
-        count = K.legal(self.buf, self.game.cfg, self._out)
-        return self._out[:count].tolist()
+        out = self._out
+        return out[:K.legal(self.buf, self.game.cfg, out)].tolist()
 
     def illegal_reason(self, action: int) -> str | None:
         if action in self.legal_actions():
@@ -542,15 +544,24 @@ class CartagenaState(KernelState):
     # Results ----------------------------------------------------------------------
     def ranking_key(self, seat):
         """(tokens in the boat, sum of positions): the K-A7 ranking."""
-        mine, L = self.mine(seat), self.game.L
-        return int(mine[L + 1]), int(sum(x * int(mine[x]) for x in range(L + 2)))
+        return self._ranking_keys(self.buf)[seat]
 
-    def _first(self) -> list[int]:
-        """The seats ranked first at the end (several on an exact tie; all when all tie)."""
-        if self.buf[K.M_OVER] == K.OVER_WIN:
-            return [int(self.buf[K.M_WINNER])]
-        keys = [self.ranking_key(s) for s in range(self.game.num_seats)]
-        return [s for s, key in enumerate(keys) if key == max(keys)]
+    def _ranking_keys(self, buf) -> list[tuple[int, int]]:
+        """Every seat's :meth:`ranking_key` in the position ``buf``."""
+        game = self.game
+        width, start = game.L + 2, game.layout["mine"]
+        mines = buf[start:start + game.num_seats * width].reshape(game.num_seats, width)
+        return list(zip(mines[:, width - 1].tolist(), mines.dot(game.places).tolist()))
+
+    def _first(self, buf=None) -> list[int]:
+        """The seats ranked first at the end (several on an exact tie; all when all tie),
+        in this position or the finished one ``buf``."""
+        buf = self.buf if buf is None else buf
+        if buf[K.M_OVER] == K.OVER_WIN:
+            return [int(buf[K.M_WINNER])]
+        keys = self._ranking_keys(buf)
+        best = max(keys)
+        return [s for s, key in enumerate(keys) if key == best]
 
     def winners(self) -> list[int]:
         """The seats ranked first at the end; none when every seat ties (a draw)."""
@@ -562,10 +573,14 @@ class CartagenaState(KernelState):
     def _returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self.game.num_seats
-        first = self._first()
-        if len(first) == self.game.num_seats:
-            return [0.0] * self.game.num_seats
-        return [1.0 if s in first else -1.0 for s in range(self.game.num_seats)]
+        return self._ranked_returns(self.buf)
+
+    def _ranked_returns(self, buf) -> list[float]:
+        """The returns of the finished position ``buf`` (over by the rules, no resignation)."""
+        first, seats = self._first(buf), self.game.num_seats
+        if len(first) == seats:
+            return [0.0] * seats
+        return [1.0 if s in first else -1.0 for s in range(seats)]
 
     def scores(self) -> dict:
         """Pirates in the boat per seat name (the first key of the K-A7 ranking; equal
@@ -605,17 +620,18 @@ class CartagenaState(KernelState):
 
     def rollout(self, seed: int, max_turns: int | None = None) -> list[float]:
         """Random play to the end, or for ``max_turns`` more turns, then ranked (K-A7)."""
-        other = self.clone()
+        if self.is_terminal():
+            return self.returns()
         cfg = self.game.cfg
         if max_turns is not None:
             cfg = cfg.copy()
             cfg[K.C_MAX_TURNS] = min(cfg[K.C_MAX_TURNS], int(self.buf[K.M_TURNS]) + max_turns)
-        if not other.is_terminal():
-            K.seed_rng(other.buf, seed)
-            K.playout(other.buf, cfg, seed)
-            if other.buf[K.M_OVER] == 0:
-                other.buf[K.M_OVER] = K.OVER_CAP
-        return other.returns()
+        buf = self.buf.copy()                    # the position is all the playout needs
+        K.seed_rng(buf, seed)
+        K.playout(buf, cfg, seed)
+        if buf[K.M_OVER] == 0:
+            buf[K.M_OVER] = K.OVER_CAP
+        return self._ranked_returns(buf)
 
     # Views ------------------------------------------------------------------------
     def _cards(self, counts) -> dict:

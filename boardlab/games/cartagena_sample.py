@@ -136,35 +136,40 @@ def redeal(state, viewer: int | None, seed: int) -> None:
     much cheaper.
     """
     knowledge = state.sampled_for
-    if knowledge is not None and knowledge.viewer == viewer and not knowledge.trivial():
-        deal_known(state, knowledge, seed)
+    if knowledge is not None and knowledge.viewer == viewer and state._deal_arrays[3]:
+        deal_known(state, knowledge, seed)         # not trivial: dealt group by group
         return
     K.redeal(state.buf, state.game.cfg, _hidden_seats(state.game, viewer), seed)
 
 
 def set_sampled_for(state, knowledge: CardKnowledge) -> None:
     """Mark ``state`` as a sample dealt from ``knowledge`` (kept, as arrays too, for
-    :func:`redeal` of its copies)."""
+    :func:`redeal` of its copies, with whether it is more than the plain deal: a sample's
+    ``knowledge`` never changes, a sample that is played on drops it)."""
     game = state.game
     state.sampled_for = knowledge
     state._deal_arrays = (np.array(knowledge.known, dtype=np.int32),
                           np.array([g[0] for g in knowledge.groups], dtype=np.int32)
                           .reshape(-1, len(game.alphabet)),
                           np.array([g[1] for g in knowledge.groups], dtype=np.int32)
-                          .reshape(-1, game.num_seats))
+                          .reshape(-1, game.num_seats), not knowledge.trivial())
 
 
 def deal_known(state, knowledge: CardKnowledge, seed: int) -> None:
     """Deal the cards ``knowledge``'s viewer cannot see, group by group (the kernel's
     ``deal_groups``); only the newest group has cards in the pile."""
-    known, cards, hands = state._deal_arrays
+    known, cards, hands, _ = state._deal_arrays
     K.deal_groups(state.buf, state.game.cfg, knowledge.viewer, known, cards, hands, seed)
 
 
 def _hidden_seats(game, viewer: int | None) -> np.ndarray:
-    """1 for each seat whose hand ``viewer`` cannot see."""
-    return np.array([game.hidden_hands and p != viewer for p in range(game.num_seats)],
-                    dtype=np.int32)
+    """1 for each seat whose hand ``viewer`` cannot see (made once per game and viewer,
+    kept in ``game.hidden_masks``; read only)."""
+    mask = game.hidden_masks.get(viewer)
+    if mask is None:
+        mask = game.hidden_masks[viewer] = np.array(
+            [game.hidden_hands and p != viewer for p in range(game.num_seats)], dtype=np.int32)
+    return mask
 
 
 def _place_unseen(state, view: dict, face_up: list[int]) -> np.ndarray:
