@@ -197,6 +197,9 @@ def test_unread_output_is_capped(monkeypatch, line, overflows):
                                       f"{count})"])
     try:
         assert process.proc.wait(timeout=600) == 0      # a bound for a stuck writer only
+        reader = process.threads[0]         # it drains what the pipe still holds: on a busy
+        reader.join(timeout=600)            # machine up to 64 KiB more, which would be read
+        assert not reader.is_alive()        # in while the lines below are taken
         assert process.buffered <= 64 * 1024
         taken, failure = 0, None
         try:                        # up to the end of the output, or the overflow marker

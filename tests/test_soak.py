@@ -35,6 +35,20 @@ pytestmark = pytest.mark.xdist_group("soak")
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def default_sigint() -> None:
+    """In the child: Ctrl-C as in a terminal. An xdist worker ignores SIGINT, and an
+    ignored signal stays ignored across exec: the soak would never see the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_the_soak_tests_run_on_one_worker(request):
+    """Under `--dist loadgroup` (./test.sh) xdist marks the group in the node id; without
+    it the soaks run on both workers at once and see each other's folders."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not run by xdist's --dist loadgroup")
+    assert request.node.nodeid.endswith("@soak"), "xdist did not group the soak tests"
+
+
 def soak_folders() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("boardlab-soak-*")}
 
@@ -158,7 +172,8 @@ def test_an_interrupted_soak_kills_its_server_and_removes_its_folder():
     before = soak_folders()
     process = subprocess.Popen([sys.executable, "-m", "boardlab.cli", "soak", "durability",
                                 "--restarts", "1000"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 600           # bounds a stuck run only
         while time.monotonic() < deadline:          # wait for its server to run

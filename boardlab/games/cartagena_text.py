@@ -147,7 +147,7 @@ def notation_guide(game) -> str:
 
 def render(state, colour: bool = False, seat: int | None = None) -> str:
     """The track (symbols above, tokens below by colour initial), then start and boat."""
-    view = state.view(seat) if view is None else view
+    view = state.view(seat)
     game, L = state.game, state.game.L
     initials = {name: name[0].upper() for name in game.seat_names}
     width = 4
@@ -172,7 +172,7 @@ def render(state, colour: bool = False, seat: int | None = None) -> str:
 
 def status_lines(state, seat: int | None = None, view: dict | None = None) -> list[str]:
     """Hands (as ``seat`` may see them), piles, the last move, whose turn or the result."""
-    view = state.view(seat)
+    view = state.view(seat) if view is None else view
     game = state.game
     lines = []
     for name in game.seat_names:
