@@ -174,7 +174,7 @@ def test_resume_after_kill_loses_and_replays_nothing(tmp_path):
             "greedy", "mcts(iterations=150)", "--rounds", "2", "--name", "r", "--db", db,
             "--plot", str(tmp_path / "r.png")]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True, preexec_fn=_default_sigint)
+                               start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if _stored_so_far(db) >= 3:
@@ -335,7 +335,7 @@ def test_interrupting_a_tournament_leaves_no_engine_running(tmp_path, how):
     argv = [sys.executable, "-m", "boardlab.cli", "tournament", SMALL, engine, "random",
             "--jobs", "3", "--move-time", "3600", "--db", str(tmp_path / "i.db"), "--name", "i"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_default_sigint)
     deadline = time.monotonic() + 300                # bounds a stuck run only (a loaded
     while len(_marked_engines(marker)) < 2 and time.monotonic() < deadline:    # machine)
         time.sleep(0.1)

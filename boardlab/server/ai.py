@@ -12,8 +12,12 @@ workers and answers with its estimate and most visited moves in notation.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import multiprocessing
+import os
 import secrets
+import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 from ..agents import make_agent
@@ -65,6 +69,22 @@ def analyse(task: dict) -> dict:
                        "win": move["win"]} for move in found["moves"][:ANALYSED_MOVES]]}
 
 
+PR_SET_PDEATHSIG = 1        # prctl(2): the signal a process gets when its parent ends
+
+
+def worker_start(server: int, sources: tuple[str, ...]) -> None:
+    """In each worker: end with the server, however it ends (a SIGKILL leaves no time to
+    shut the pool down), then load the agent modules the server had loaded."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        except (OSError, AttributeError):   # pragma: no cover - no prctl: as before
+            pass
+    if os.getppid() != server:              # the server ended before the line above
+        os._exit(1)
+    load_agents_from(sources)
+
+
 class Thinker:
     """Runs :func:`choose` in ``processes`` worker processes (0: in threads)."""
 
@@ -73,8 +93,8 @@ class Thinker:
         if processes > 0:
             context = multiprocessing.get_context("spawn")    # no fork of a threaded server
             self.pool = ProcessPoolExecutor(processes, mp_context=context,
-                                            initializer=load_agents_from,
-                                            initargs=(loaded_agent_sources(),))
+                                            initializer=worker_start,
+                                            initargs=(os.getpid(), loaded_agent_sources()))
             for _ in range(processes):          # start the workers now, not at the first move
                 self.pool.submit(int)
 
