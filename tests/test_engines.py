@@ -234,10 +234,15 @@ def test_lines_written_without_being_asked_are_garbage(tmp_path):
     chatty.write_text(Path(ROOT / "examples/engines/random_engine.py").read_text().replace(
         'print(f"move {choose(legal, view, rng)}", flush=True)',
         'print(f"move {choose(legal, view, rng)}\\nmove again", flush=True)'))
-    # the opponent thinks for a while, so the stray line has surely arrived before the next go
+    # the opponent waits 0.3 s before each move, so the stray line has arrived before the
+    # next go (an opponent that searched 300 iterations became too quick for that once the
+    # search got 3x faster)
+    slow = tmp_path / "slow.py"
+    slow.write_text(Path(ROOT / "examples/engines/random_engine.py").read_text().replace(
+        'print(f"move', 'import time; time.sleep(0.3); print(f"move'))
     result = run_game("carteso(size=4)", [f"engine(cmd={sys.executable} {chatty})",
-                                          "mcts(iterations=300)"],
-                      seed=1, time_control=TimeControl(move=0.5))
+                                          f"engine(cmd={sys.executable} {slow})"],
+                      seed=1, time_control=TimeControl(move=10))
     assert result.forfeit["kind"] == "garbage" and "without being asked" in \
         result.forfeit["reason"]
 
