@@ -39,6 +39,17 @@ SNOOP = textwrap.dedent('''
     from boardlab.core.options import Option
 
 
+    def states():
+        """Every game state in the process (a dead weak proxy among the objects raises
+        ReferenceError when asked its class: skipped)."""
+        for obj in gc.get_objects():
+            try:
+                if isinstance(obj, State):
+                    yield obj
+            except ReferenceError:
+                continue
+
+
     @register_agent
     class Snoop(Agent):
         name = "snoop"
@@ -53,7 +64,7 @@ SNOOP = textwrap.dedent('''
                 raise RuntimeError("enough")
             found = [{"seed": obj.seed,
                       "hands": [obj.hand(s).tolist() for s in range(obj.game.num_seats)]}
-                     for obj in gc.get_objects() if isinstance(obj, State)]
+                     for obj in states()]
             with open(self.options["report"], "a") as handle:
                 handle.write(json.dumps({"found": found, "game": self.game.spec,
                                          "seat": view["seat"], "budget": budget}) + "\\n")
