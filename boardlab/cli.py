@@ -439,6 +439,63 @@ def cmd_komi(args, extra) -> int:
     return 0
 
 
+def cmd_train(args) -> int:
+    from .learn.train import run
+
+    for flag in ("generations", "games", "epochs", "window", "channels", "blocks"):
+        if getattr(args, flag) < 1:
+            raise BoardlabError(f"--{flag} must be at least 1, not {getattr(args, flag)}")
+    if args.workers is not None and args.workers < 1:
+        raise BoardlabError(f"--workers must be at least 1, not {args.workers}")
+    if args.explore < 0:
+        raise BoardlabError(f"--explore must be at least 0, not {args.explore}")
+    if not 0 < args.sharpen <= 1:
+        raise BoardlabError(f"--sharpen must be above 0 and at most 1, not {args.sharpen}")
+    if not 0 <= args.holdout < 1:
+        raise BoardlabError(f"--holdout must be at least 0 and below 1, not {args.holdout}")
+    run(args.spec, args.out, args.generations, args.games, args.expert, args.player,
+        workers=args.workers, explore=args.explore, epochs=args.epochs, window=args.window,
+        seconds=args.seconds, channels=args.channels, blocks=args.blocks, seed=args.seed,
+        sharpen=args.sharpen, holdout=args.holdout, log=lambda line: print(line, flush=True))
+    return 0
+
+
+def _train_parser(sub) -> None:
+    train = sub.add_parser("train", help="train a policy/value network by self-play "
+                           "(expert iteration; needs PyTorch: pip install boardlab[train])",
+                           epilog="Runs on the CPU, or a GPU when PyTorch sees one; run it "
+                           "again with the same --out to resume. See docs/learning.md.")
+    train.add_argument("spec", help="the game, e.g. 'carteso(size=9)'")
+    train.add_argument("--out", required=True, help="the training folder (net.npz, "
+                       "checkpoint.pt, data-*.npz, log.jsonl)")
+    train.add_argument("--generations", type=int, default=3, help="generations in all, "
+                       "those already in --out included (default 3)")
+    train.add_argument("--games", type=int, default=200, help="self-play games a generation "
+                       "(default 200)")
+    train.add_argument("--seconds", type=float, help="or stop a generation's self-play "
+                       "after this long")
+    train.add_argument("--expert", default="mcts(iterations=800)", help="generation 0's "
+                       "player (default mcts(iterations=800))")
+    train.add_argument("--player", default="mcts(evaluator=net,iterations=200)",
+                       help="later generations' player, given the last network as net=... "
+                       "(default mcts(evaluator=net,iterations=200))")
+    train.add_argument("--explore", type=int, default=8, help="decisions a game whose move "
+                       "is drawn by visits (default 8)")
+    train.add_argument("--epochs", type=int, default=4, help="passes over the samples a "
+                       "generation (default 4)")
+    train.add_argument("--window", type=int, default=4, help="generations of samples "
+                       "trained on (default 4)")
+    train.add_argument("--sharpen", type=float, default=0.25, help="the policy learns the "
+                       "search's visits to the power 1/SHARPEN, renormalized (default 0.25; "
+                       "1: the visits as they are)")
+    train.add_argument("--holdout", type=float, default=0.1, help="share of a generation's "
+                       "last games kept out of training to measure it (default 0.1)")
+    train.add_argument("--channels", type=int, default=32, help="network width (default 32)")
+    train.add_argument("--blocks", type=int, default=4, help="3x3 convolutions (default 4)")
+    train.add_argument("--workers", type=int, help="self-play processes (default: one a core)")
+    train.add_argument("--seed", type=int, default=1)
+
+
 def cmd_serve(args) -> int:
     from .arena.storage import database_url
     from .server import serve
@@ -758,6 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
     _serve_parser(sub)
     _connect_parser(sub)
     _soak_parser(sub)
+    _train_parser(sub)
     return parser
 
 
@@ -789,7 +847,8 @@ def main(argv=None) -> int:
                    "show": cmd_show, "bench": cmd_bench, "duel": cmd_duel,
                    "match": cmd_match, "tournament": cmd_tournament,
                    "standings": cmd_standings, "serve": cmd_serve,
-                   "connect": cmd_connect, "soak": cmd_soak}[args.command]
+                   "connect": cmd_connect, "soak": cmd_soak,
+                   "train": cmd_train}[args.command]
         return handler(args)
     except BoardlabError as error:
         print(f"boardlab: error: {error}", file=sys.stderr)

@@ -58,7 +58,8 @@ class Node:
     """
 
     __slots__ = ("children", "proven", "best", "plies", "lost", "slots", "table", "where",
-                 "legal", "acts", "mover", "open", "mask", "player", "acting")
+                 "legal", "acts", "mover", "open", "mask", "player", "acting", "logits",
+                 "prior")
 
     def __init__(self):
         self.children: dict = {}
@@ -70,6 +71,8 @@ class Node:
         self.table = self.where = self.legal = self.acts = self.mask = None
         self.mover = self.player = self.acting = None
         self.open = 0
+        self.logits = self.prior = None     # a network's scores of every action, the
+        #                                     priors of the legal ones (PUCT): see choose
 
     @property
     def stats(self) -> dict:
@@ -117,37 +120,52 @@ class Node:
         self.legal = list(legal) if keep else None  # a copy: the game may reuse its list
         self.acts = None if keep else np.array(legal, dtype=np.int32)
         self.mover = mover
-        self.mask = None
+        self.mask = self.prior = None
 
-    def choose(self, c, rng) -> tuple[int, int, bool]:
+    def _lost_mask(self):
+        mask = self.mask
+        if mask is None:
+            lost = self.lost
+            mask = np.array([a in lost for a in self.legal_list()], dtype=np.uint8)
+            if mask.all():
+                mask = tree.NO_MASK              # all lost: choose among them all
+            self.mask = mask
+        return mask
+
+    def choose(self, c, rng, puct=None) -> tuple[int, int, bool]:
         """One pass: count the tried legal actions available, choose an action.
 
-        The proven best action of a proven node; else an untried legal action
-        (uniformly), else the best by UCB among the legal ones; proven losses only
-        where all are. Returns (action, its slot, whether it was untried: it now
-        has a slot with no visit yet).
+        The proven best action of a proven node; else, where the node has a
+        network's ``logits`` and ``puct`` is (c_puct, fpu_reduction), the best by
+        PUCT over its priors (``mcts_tree.select_puct``); else an untried legal
+        action (uniformly), else the best by UCB among the legal ones; proven
+        losses only where all are. Returns (action, its slot, whether it was
+        untried: it now has a slot with no visit yet).
         """
         where, table, used = self.where, self.table, len(self.slots)
         mask, k, pick = tree.NO_MASK, -1, -1
-        if self.best is not None:
-            pick = self.legal_list().index(self.best)
-        elif not self.lost:
-            if self.open:
-                k = rng.choice(range(self.open))
+        if self.best is None and puct is not None and self.logits is not None:
+            if self.prior is None:
+                self.prior = tree.softmax_of(self.logits, self.legal_list())
+            if self.lost:
+                mask = self._lost_mask()
+            if used == table.shape[1]:
+                table = self.table = np.concatenate((table, np.zeros_like(table)), axis=1)
+            i, slot = tree.select_puct(where, table, self.prior, mask, puct[0], puct[1], used)
         else:
-            mask = self.mask
-            if mask is None:
-                lost = self.lost
-                mask = np.array([a in lost for a in self.legal_list()], dtype=np.uint8)
-                if mask.all():
-                    mask = tree.NO_MASK          # all lost: choose among them all
-                self.mask = mask
-            count = tree.untried(where, mask)
-            if count:
-                k = rng.choice(range(count))
-        if (k >= 0 or pick >= 0) and used == table.shape[1]:    # room for a new column
-            table = self.table = np.concatenate((table, np.zeros_like(table)), axis=1)
-        i, slot = tree.select(where, table, mask, c, tree.LOGS, k, pick, used)
+            if self.best is not None:
+                pick = self.legal_list().index(self.best)
+            elif not self.lost:
+                if self.open:
+                    k = rng.choice(range(self.open))
+            else:
+                mask = self._lost_mask()
+                count = tree.untried(where, mask)
+                if count:
+                    k = rng.choice(range(count))
+            if (k >= 0 or pick >= 0) and used == table.shape[1]:    # room for a new column
+                table = self.table = np.concatenate((table, np.zeros_like(table)), axis=1)
+            i, slot = tree.select(where, table, mask, c, tree.LOGS, k, pick, used)
         action = self.legal[i] if self.acts is None else self.acts.item(i)
         if slot < used:
             return action, slot, False
@@ -309,8 +327,15 @@ class MCTS(Agent):
                minimum=0),
         Option("c", float, 1.4, "exploration constant of UCB", minimum=0),
         Option("evaluator", str, "rollout", "how a new leaf is valued: rollout (random play "
-               "through the game's kernel) or heuristic (the game's quick estimate)",
-               choices=tuple(EVALUATORS)),
+               "through the game's kernel), heuristic (the game's quick estimate) or net (a "
+               "trained network's value, its priors guiding the search by PUCT)",
+               choices=tuple(EVALUATORS) + ("net",)),
+        Option("net", str, "", "evaluator=net: the network file (default: the one shipped "
+               "for the game's spec, see docs/learning.md)"),
+        Option("c_puct", float, 1.5, "evaluator=net: exploration constant of PUCT",
+               minimum=0),
+        Option("fpu", float, 0.2, "evaluator=net: an untried move counts as the node's mean "
+               "value less this (first-play urgency)", minimum=0),
         Option("rollout_turns", int, 200, "turns a rollout may play before it is ranked "
                "(games with long random play, e.g. Cartagena)", minimum=1),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
@@ -336,8 +361,14 @@ class MCTS(Agent):
             options["evaluator"] = evaluator
             evaluator = None
         super().__init__(game, seat, seed=seed, **options)
+        if evaluator is None and self.options["evaluator"] == "net":
+            from ..learn.net import NetworkEvaluator, load_network
+            evaluator = NetworkEvaluator(game, load_network(game, self.options["net"]))
         self.evaluator = evaluator or make_evaluator(self.options["evaluator"],
                                                      self.options["rollout_turns"])
+        # An evaluator that gives priors guides the search by PUCT (Node.choose).
+        self.guided = hasattr(self.evaluator, "evaluate_with_priors")
+        self.puct = (self.options["c_puct"], self.options["fpu"]) if self.guided else None
         self._set_limits(set(options))
         self.resample = self.resample and not game.perfect_information
         self.split = self._split_seats(game) if self.resample else frozenset()
@@ -420,6 +451,11 @@ class MCTS(Agent):
         sampler = Sampler(base, view, self.rng, self.options.get("worlds", 0)) \
             if self.resample else None
         self._checked = set()
+        if self.guided:                          # the roots' priors
+            for root, world in zip(roots, worlds):
+                if root.logits is None and not world.is_terminal():
+                    root.logits = self.evaluator.evaluate_with_priors(world, self.rng)[1]
+                    root.prior = None
         if self.solving and roots[0].proven is None:
             self._scan(roots[0], base)           # the moves that end the game at once
         done, start = 0, time.perf_counter()
@@ -627,7 +663,7 @@ class MCTS(Agent):
                     node.know_legal(legal, mover, keep=True)
             elif node.where is None or node.mover != mover:
                 node.know_legal(state.legal_actions_for(mover), mover, keep=False)
-            action, slot, expanding = node.choose(c, rng)
+            action, slot, expanding = node.choose(c, rng, self.puct)
             path.append((node, slot, action, mover))
             node = _child(node, state, action, mover, player)
             if expanding:
@@ -637,6 +673,8 @@ class MCTS(Agent):
             if self.solving and node.proven is None:
                 node.proven = tuple(returns)
                 self._prove_path(path)
+        elif self.guided:
+            returns, node.logits = self.evaluator.evaluate_with_priors(state, rng)
         else:
             returns = self.evaluator.evaluate(state, rng)
         for node, slot, _, mover in path:

@@ -57,6 +57,19 @@ def logs_for(count: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _slot_of(where, table, chosen, used):
+    """The column of the chosen legal position: a new one (``used``) if it was untried."""
+    if chosen < 0:
+        raise IndexError("no legal action to choose")
+    slot = np.int64(where[chosen])
+    if slot < 0:
+        slot = used
+        where[chosen] = used
+        table[AVAILABLE, slot] = 1.0
+    return slot
+
+
+@njit(cache=True)
 def select(where, table, lost, c, logs, k, pick, used):
     """One pass through a node: count it, choose a legal position, try it if new.
 
@@ -97,14 +110,58 @@ def select(where, table, lost, c, logs, k, pick, used):
             score = table[VALUE, s] / visits + c * math.sqrt(log / visits)
             if score > best_score:
                 chosen, best_score = i, score
-    if chosen < 0:
-        raise IndexError("no legal action to choose")
-    slot = np.int64(where[chosen])
-    if slot < 0:
-        slot = used
-        where[chosen] = used
-        table[AVAILABLE, slot] = 1.0
-    return chosen, slot
+    return chosen, _slot_of(where, table, chosen, used)
+
+
+def softmax_of(logits: np.ndarray, actions) -> np.ndarray:
+    """The priors of ``actions``: the softmax of their ``logits`` (float64)."""
+    chosen = logits.take(np.asarray(actions, dtype=np.int64)).astype(np.float64)
+    if not len(chosen):
+        return chosen
+    chosen -= chosen.max()
+    np.exp(chosen, out=chosen)
+    total = chosen.sum()
+    return chosen / total if total > 0 and math.isfinite(total) else \
+        np.full(len(chosen), 1.0 / len(chosen))
+
+
+@njit(cache=True)
+def select_puct(where, table, prior, lost, c, fpu_reduction, used):
+    """One pass through a node with priors (PUCT): count it, choose a legal position.
+
+    Every tried legal action gets one more ``AVAILABLE``. The score of a legal
+    position not in ``lost`` is ``q + c * prior * sqrt(n) / (1 + visits)``: ``q`` its
+    mean value, or for an untried action the node's mean value less
+    ``fpu_reduction`` (0 before any visit); ``n`` the visits of its tried actions.
+    The highest wins (ties: the first); an untried one gets the column ``used``.
+    Returns (the position, its column).
+    """
+    n = where.shape[0]
+    total, value = 0.0, 0.0
+    for i in range(n):
+        s = where[i]
+        if s >= 0:
+            table[AVAILABLE, s] += 1.0
+            total += table[VISITS, s]
+            value += table[VALUE, s]
+    fpu = value / total - fpu_reduction if total > 0.0 else 0.0
+    root = math.sqrt(total if total > 1.0 else 1.0)
+    masked = lost.shape[0] == n
+    chosen, best_score = -1, -np.inf
+    for i in range(n):
+        if masked and lost[i]:
+            continue
+        s = where[i]
+        visits = 0.0
+        q = fpu
+        if s >= 0:
+            visits = table[VISITS, s]
+            if visits > 0.0:
+                q = table[VALUE, s] / visits
+        score = q + c * prior[i] * root / (1.0 + visits)
+        if score > best_score:
+            chosen, best_score = i, score
+    return chosen, _slot_of(where, table, chosen, used)
 
 
 @njit(cache=True)

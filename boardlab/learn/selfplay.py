@@ -1,0 +1,131 @@
+"""Self-play games that teach a network: positions, search targets and outcomes.
+
+:func:`play_game` plays one game between copies of one search agent (any spec of
+``mcts``: the plain rollout search as the first expert, the network-guided one
+after). At every searched decision it keeps the acting seat's features (the
+encoder vector of its view, nothing hidden), the search's visit distribution over
+the action numbers (the policy target), and at the end the game's returns (the
+value target, one per seat). The first ``explore`` decisions of a game sample the
+move in proportion to the visits, for variety; after them the agent's own choice
+is played. Everything is seeded: the same seed gives the same samples.
+
+:func:`generate` plays many games over worker processes (forked, so each inherits
+the compiled kernels), for a number of games or until a deadline.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import time
+
+import numpy as np
+
+from ..agents.base import make_agent, public_game
+from ..core.game import Game
+from ..core.registry import make
+from .features import BoardFeatures
+
+
+def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
+    """One self-play game: ``{"x": (n, features), "pi": (n, actions), "z": (n, seats),
+    "seat": (n,), "returns": [...] , "length": plies}``."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed=rng.randrange(2**31))
+    public = public_game(game)
+    agents = [make_agent(agent_spec, public, seat, seed=rng.randrange(2**31))
+              for seat in range(game.num_seats)]
+    features = BoardFeatures(public)
+    xs, pis, seats = [], [], []
+    plies = 0
+    while not state.is_terminal():
+        if state.is_chance():
+            state.apply(state.sample_chance(rng))
+            continue
+        seat = state.acting_seats()[0]
+        agent = agents[seat]
+        view = state.view(seat)
+        before = getattr(agent, "simulations", None)
+        action = agent.act(view)
+        root = getattr(agent, "root", None)
+        if before is not None and agent.simulations > before and root is not None:
+            stats = {a: s[0] for a, s in root.stats.items() if a in view["legal_actions"]}
+            total = sum(stats.values())
+            if total > 0:
+                pi = np.zeros(game.num_actions, dtype=np.float32)
+                for a, visits in stats.items():
+                    pi[a] = visits / total
+                xs.append(features.encoder.encode(view))
+                pis.append(pi)
+                seats.append(seat)
+                if plies < explore:
+                    actions = list(stats)
+                    action = rng.choices(actions, weights=[stats[a] for a in actions])[0]
+        state.apply(action, seat=seat)
+        plies += 1
+    returns = [float(r) for r in state.returns()]
+    for agent in agents:
+        agent.close(returns)
+    n = len(xs)
+    return {"x": np.array(xs, dtype=np.float32).reshape(n, features.encoder.size),
+            "pi": np.array(pis, dtype=np.float32).reshape(n, game.num_actions),
+            "z": np.tile(np.array(returns, dtype=np.float32), (n, 1)),
+            "seat": np.array(seats, dtype=np.int8), "returns": returns, "length": plies}
+
+
+def _worker(job):
+    spec, agent_spec, seed, explore = job
+    return play_game(make(spec), agent_spec, seed, explore) | {"seed": seed}
+
+
+def generate(spec: str, agent_spec: str, games: int, seed: int, workers: int = 1,
+             explore: int = 8, deadline: float | None = None, progress=None) -> dict:
+    """Play up to ``games`` self-play games (seeds ``seed``, ``seed + 1``, ...) on
+    ``workers`` processes, stopping early at ``deadline`` (``time.time()``); the
+    samples of all finished games, concatenated in the order of their seeds, and
+    ``games``/``first_seat_points``/``mean_length``.
+    """
+    jobs = [(spec, agent_spec, seed + i, explore) for i in range(games)]
+    parts, done, first = [], 0, 0.0
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        warm_up(spec)                            # compiled once, inherited by the workers
+        context = multiprocessing.get_context("fork")
+        pool = context.Pool(workers)
+        results = pool.imap_unordered(_worker, jobs)
+    else:
+        pool, results = None, map(_worker, jobs)
+    try:
+        for result in results:
+            parts.append(result)
+            done += 1
+            first += (result["returns"][0] + 1) / 2
+            if progress:
+                progress(done, games, result)
+            if deadline is not None and time.time() >= deadline:
+                break
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    if not parts:
+        raise RuntimeError("no self-play game finished")
+    parts.sort(key=lambda part: part["seed"])  # the order of the seeds, not of finishing
+    return {key: np.concatenate([p[key] for p in parts]) for key in ("x", "pi", "z", "seat")} | {
+        "games": done, "first_seat_points": first,
+        "mean_length": float(np.mean([p["length"] for p in parts]))}
+
+
+def warm_up(spec: str) -> None:
+    """Compile the game's kernels and the search's pieces in this process."""
+    game = make(spec)
+    public = public_game(game)
+    state = game.new_initial_state(seed=0)
+    while state.is_chance():
+        state.apply(state.sample_chance(random.Random(0)))
+    if not state.is_terminal():
+        seat = state.acting_seats()[0]
+        make_agent("mcts(iterations=40)", public, seat, seed=0).act(state.view(seat))
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)))

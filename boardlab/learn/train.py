@@ -1,0 +1,293 @@
+"""``boardlab train``: expert iteration for a policy/value network (docs/learning.md).
+
+A run works in a folder and goes generation by generation:
+
+1. **self-play**: games between copies of the search (:mod:`.selfplay`): generation 0
+   with the plain rollout search (``--expert``), later ones with the search guided by
+   the network of the generation before (``--player``, PUCT over its priors);
+2. **training**: the network (PyTorch, on the GPU when one is present) learns the
+   search's visit distributions (cross-entropy) and the games' outcomes (squared error)
+   from the samples of the last ``--window`` generations;
+3. **export**: the weights go to ``net.npz`` (numpy, read at play time without
+   PyTorch) and ``checkpoint.pt`` (to resume); ``log.jsonl`` gets one line a generation.
+
+Run it again with the same folder and it resumes after the last finished generation
+(the samples and the optimizer's state are kept). PyTorch is needed only here: ``pip
+install boardlab[train]``.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..agents.base import public_game
+from ..core.errors import BoardlabError
+from ..core.registry import make
+from .features import BoardFeatures
+from .net import FORMAT, Network
+from .selfplay import default_workers, generate
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise BoardlabError("boardlab train needs PyTorch: pip install 'boardlab[train]' "
+                            "(or pip install torch)") from None
+    return torch
+
+
+def build_model(torch, features: BoardFeatures, actions: int, seats: int, channels: int,
+                blocks: int):
+    """The PyTorch twin of :class:`~boardlab.learn.net.Network`."""
+    nn = torch.nn
+    planes, height, width = features.shape
+    padding = "circular" if features.torus else "zeros"
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.convs = nn.ModuleList(
+                nn.Conv2d(planes if i == 0 else channels, channels, 3, padding=1,
+                          padding_mode=padding) for i in range(blocks))
+            self.pconv = nn.Conv2d(channels, 2, 1)
+            self.pfc = nn.Linear(2 * height * width, actions)
+            self.vconv = nn.Conv2d(channels, 1, 1)
+            self.vfc1 = nn.Linear(height * width, 64)
+            self.vfc2 = nn.Linear(64, seats)
+
+        def forward(self, x):
+            relu = torch.relu
+            for i, conv in enumerate(self.convs):
+                y = relu(conv(x))
+                x = y if i == 0 else relu(y + x)
+            p = relu(self.pconv(x)).flatten(1)
+            v = relu(self.vconv(x)).flatten(1)
+            return self.pfc(p), torch.tanh(self.vfc2(relu(self.vfc1(v))))
+
+    return Model()
+
+
+def export_arrays(model) -> dict:
+    """The model's weights under the names :class:`Network` reads."""
+    w = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+    arrays = {}
+    for i in range(len(model.convs)):
+        arrays[f"conv{i}.w"], arrays[f"conv{i}.b"] = w[f"convs.{i}.weight"], w[f"convs.{i}.bias"]
+    for ours, theirs in (("policy.conv", "pconv"), ("policy.fc", "pfc"), ("value.conv", "vconv"),
+                         ("value.fc1", "vfc1"), ("value.fc2", "vfc2")):
+        arrays[f"{ours}.w"], arrays[f"{ours}.b"] = w[f"{theirs}.weight"], w[f"{theirs}.bias"]
+    return arrays
+
+
+def to_planes(torch, flat, features: BoardFeatures, scale):
+    """Encoder vectors (batch, size) -> the network's planes, as BoardFeatures.encode."""
+    batch = flat.shape[0]
+    board = flat[:, features._board].reshape(batch, features.board_planes, features.height,
+                                             features.width)
+    scalars = torch.cat((flat[:, :features.header], flat[:, features._board.stop:]), 1) * scale
+    scalars = scalars[:, :, None, None].expand(batch, features.scalars, features.height,
+                                               features.width)
+    return torch.cat((board, scalars), 1)
+
+
+class Trainer:
+    """One training folder (see the module)."""
+
+    def __init__(self, spec: str, folder: str, channels: int = 32, blocks: int = 4,
+                 seed: int = 1, log=print):
+        self.torch = torch = _torch()
+        self.game = make(spec)
+        self.public = public_game(self.game)
+        self.spec = self.game.spec
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.log = log
+        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.features = BoardFeatures(self.public)
+        self.checkpoint = self.folder / "checkpoint.pt"
+        state = torch.load(self.checkpoint, map_location="cpu") if self.checkpoint.exists() \
+            else None
+        if state is not None:
+            if state["spec"] != self.spec:
+                raise BoardlabError(f"{self.folder} trains {state['spec']}, not {self.spec}")
+            channels, blocks, seed = state["channels"], state["blocks"], state["seed"]
+        self.channels, self.blocks, self.seed = channels, blocks, seed
+        torch.manual_seed(seed)
+        self.model = build_model(torch, self.features, self.game.num_actions,
+                                 self.game.num_seats, channels, blocks).to(self.device)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=2e-3, weight_decay=1e-4)
+        self.generation, self.scale, self.history = 0, None, []
+        if state is not None:
+            self.model.load_state_dict(state["model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+            self.generation, self.history = state["generation"], state["history"]
+            self.scale = np.array(state["scale"], dtype=np.float32)
+
+    # One generation -------------------------------------------------------------------
+    def self_play(self, agent_spec: str, games: int, workers: int, explore: int,
+                  seconds: float | None) -> dict:
+        live = sys.stderr.isatty()
+        started = time.time()
+
+        def progress(done, total, result):
+            rate = done / max(time.time() - started, 1e-9)
+            line = (f"generation {self.generation}: self-play {done}/{total} games "
+                    f"({rate:.2f}/s, last {result['length']} plies)")
+            print("\r" + line if live else line, end="" if live else "\n", file=sys.stderr,
+                  flush=True)
+
+        deadline = started + seconds if seconds else None
+        seed = self.seed * 1_000_003 + self.generation * 100_003
+        data = generate(self.spec, agent_spec, games, seed, workers, explore, deadline,
+                        progress)
+        if live:
+            print(file=sys.stderr)
+        np.savez_compressed(self.folder / f"data-{self.generation:03d}.npz",
+                            **{k: data[k] for k in ("x", "pi", "z", "seat")})
+        return data
+
+    def found_data(self) -> dict | None:
+        """This generation's self-play samples if an earlier run saved them (it stopped
+        while training, or the samples were made elsewhere, e.g. on more cores)."""
+        path = self.folder / f"data-{self.generation:03d}.npz"
+        if not path.exists():
+            return None
+        with np.load(path) as data:
+            found = {k: data[k] for k in ("x", "pi", "z", "seat")}
+        return found | {"games": None, "first_seat_points": None, "mean_length": None}
+
+    def samples(self, window: int, holdout: float) -> tuple[dict, dict]:
+        """(training samples, held-out samples): the last ``holdout`` share of each of
+        the last ``window`` generations' samples (the last games played) is held out."""
+        train, held = [], []
+        for g in range(max(0, self.generation - window + 1), self.generation + 1):
+            path = self.folder / f"data-{g:03d}.npz"
+            if path.exists():
+                with np.load(path) as data:
+                    part = {k: data[k] for k in ("x", "pi", "z")}
+                cut = len(part["x"]) - int(len(part["x"]) * holdout)
+                train.append({k: v[:cut] for k, v in part.items()})
+                held.append({k: v[cut:] for k, v in part.items()})
+
+        def join(parts):
+            return {k: np.concatenate([p[k] for p in parts]) for k in ("x", "pi", "z")}
+        return join(train), join(held)
+
+    def _tensors(self, data: dict, sharpen: float):
+        torch = self.torch
+        pi = data["pi"].astype(np.float64)
+        if sharpen != 1.0:                       # visits ** (1 / T), renormalized
+            pi = np.power(pi, 1.0 / sharpen)
+            pi /= np.maximum(pi.sum(1, keepdims=True), 1e-12)
+        return (torch.tensor(data["x"], device=self.device),
+                torch.tensor(pi.astype(np.float32), device=self.device),
+                torch.tensor(data["z"], device=self.device))
+
+    def measure(self, data: dict, sharpen: float) -> dict:
+        """On ``data``: the policy's cross-entropy against the (sharpened) targets, how
+        often its best legal move is the search's most visited one, the value's squared
+        error and how often its sign is the outcome's."""
+        torch = self.torch
+        if not len(data["x"]):
+            return {}
+        x, pi, z = self._tensors(data, sharpen)
+        scale = torch.tensor(self.scale, device=self.device)
+        self.model.eval()
+        with torch.no_grad():
+            logits, values = self.model(to_planes(torch, x, self.features, scale))
+            masked = torch.where(pi > 0, logits, torch.full_like(logits, -1e9))
+            return {"policy": round(-(pi * torch.log_softmax(masked, 1)).sum(1).mean().item(), 4),
+                    "top1": round((masked.argmax(1) == pi.argmax(1)).float().mean().item(), 4),
+                    "value": round(((values - z) ** 2).mean().item(), 4),
+                    "sign": round((torch.sign(values) == torch.sign(z)).float().mean().item(), 4)}
+
+    def train(self, data: dict, held: dict, epochs: int, sharpen: float = 1.0,
+              batch: int = 256) -> dict:
+        torch, features = self.torch, self.features
+        if self.scale is None:                   # fixed at the first generation
+            raw = np.stack([features.raw_scalars(row) for row in data["x"]])
+            self.scale = (1.0 / np.maximum(np.abs(raw).max(0), 1.0)).astype(np.float32)
+        scale = torch.tensor(self.scale, device=self.device)
+        x, pi, z = self._tensors(data, sharpen)
+        n = len(x)
+        generator = torch.Generator().manual_seed(self.seed * 7919 + self.generation)
+        curve = []
+        for epoch in range(epochs):
+            self.model.train()
+            order = torch.randperm(n, generator=generator).to(self.device)
+            for start in range(0, n, batch):
+                index = order[start:start + batch]
+                logits, values = self.model(to_planes(torch, x[index], features, scale))
+                policy_loss = -(pi[index] * torch.log_softmax(logits, 1)).sum(1).mean()
+                value_loss = ((values - z[index]) ** 2).mean()
+                self.optimizer.zero_grad()
+                (policy_loss + value_loss).backward()
+                self.optimizer.step()
+            point = {"epoch": epoch + 1, "train": self.measure(data, sharpen),
+                     "held_out": self.measure(held, sharpen)}
+            curve.append(point)
+            self.log(json.dumps(point))
+        self.model.eval()
+        return {"samples": n, "held_out_samples": len(held["x"]), "sharpen": sharpen,
+                "final": curve[-1] if curve else {}}
+
+    def save(self, record: dict) -> Path:
+        torch = self.torch
+        meta = {"format": FORMAT, "spec": self.public.spec, "features": self.features.signature(),
+                "channels": self.channels, "blocks": self.blocks,
+                "actions": self.game.num_actions, "seats": self.game.num_seats,
+                "generation": self.generation + 1, "trained": self.history + [record]}
+        arrays = export_arrays(self.model) | {"scale": self.scale}
+        path = self.folder / "net.npz"
+        Network.save(path, arrays, meta)
+        self.history.append(record)
+        self.generation += 1
+        torch.save({"spec": self.spec, "model": self.model.state_dict(),
+                    "optimizer": self.optimizer.state_dict(), "generation": self.generation,
+                    "history": self.history, "scale": self.scale.tolist(),
+                    "channels": self.channels, "blocks": self.blocks, "seed": self.seed},
+                   self.checkpoint)
+        with open(self.folder / "log.jsonl", "a") as log:
+            log.write(json.dumps(record) + "\n")
+        return path
+
+
+def run(spec: str, folder: str, generations: int, games: int, expert: str, player: str,
+        workers: int | None = None, explore: int = 8, epochs: int = 4, window: int = 4,
+        seconds: float | None = None, channels: int = 32, blocks: int = 4, seed: int = 1,
+        sharpen: float = 0.25, holdout: float = 0.1, log=print) -> Path:
+    """Train in ``folder`` until ``generations`` generations are done (see the module)."""
+    trainer = Trainer(spec, folder, channels, blocks, seed, log)
+    workers = workers or default_workers()
+    if trainer.generation:
+        log(f"resuming {folder}: {trainer.generation} generation(s) done")
+    log(f"training {trainer.spec} on {trainer.device}, {workers} self-play worker(s)")
+    path = trainer.folder / "net.npz"
+    while trainer.generation < generations:
+        started = time.time()
+        agent = expert if trainer.generation == 0 else \
+            f"{player[:-1]},net={path})" if player.endswith(")") else f"{player}(net={path})"
+        data = trainer.found_data()
+        if data is not None:
+            log(f"generation {trainer.generation}: its self-play samples are in {folder} "
+                f"already ({len(data['x'])} positions): training on them")
+        else:
+            data = trainer.self_play(agent, games, workers, explore, seconds)
+        played = time.time() - started
+        losses = trainer.train(*trainer.samples(window, holdout), epochs, sharpen)
+        record = {"generation": trainer.generation, "agent": agent, "games": data["games"],
+                  "positions": int(len(data["x"])), "mean_length": data["mean_length"] and round(data["mean_length"], 1),
+                  "first_seat_points": data["first_seat_points"],
+                  "self_play_s": round(played, 1),
+                  "train_s": round(time.time() - started - played, 1), **losses,
+                  "device": trainer.device, "workers": workers, "epochs": epochs,
+                  "window": window, "explore": explore, "seed": seed}
+        path = trainer.save(record)
+        log(json.dumps(record))
+    log(f"network: {path}")
+    return path

@@ -1,0 +1,265 @@
+"""The learned evaluator (boardlab/learn, docs/learning.md) and PUCT in ``mcts``.
+
+1. The numpy forward pass computes the network it claims: against a plain
+   reference (padded convolutions written out), on a square and a torus board.
+2. Features come from the view alone: the planes hold the view's stones where the
+   board has them, and a seat's features do not change with what it cannot see.
+3. PUCT: ``select_puct`` scores as documented; a search guided by priors follows
+   them; the solver still keeps a losing pass out (the positions of test_solver).
+4. Shipped networks load by the game's spec and refuse other games; a missing one
+   or a wrong file gets a clear error.
+5. Self-play data: targets are visit distributions, outcomes the game's returns,
+   and the same seed gives the same samples.
+6. ``boardlab train`` without PyTorch says how to install it and changes nothing.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import boardlab
+from boardlab.agents import MCTS, make_agent
+from boardlab.agents import mcts_tree as tree
+from boardlab.agents.base import public_game
+from boardlab.cli import main
+from boardlab.core.errors import OptionError
+from boardlab.learn.features import BoardFeatures
+from boardlab.learn.net import Network, NetworkEvaluator, load_network, shipped
+from boardlab.learn.selfplay import generate, play_game
+
+from test_solver import BEHIND, replayed
+
+
+def random_network(game, channels=8, blocks=3, seed=0) -> Network:
+    """A network of random weights for ``game`` (the shapes ``boardlab train`` makes)."""
+    features = BoardFeatures(game)
+    planes, height, width = features.shape
+    rng = np.random.default_rng(seed)
+    arrays = {"scale": rng.uniform(0.1, 1.0, features.scalars)}
+    for i in range(blocks):
+        arrays[f"conv{i}.w"] = rng.normal(0, 0.3, (channels, planes if i == 0 else channels, 3, 3))
+        arrays[f"conv{i}.b"] = rng.normal(0, 0.1, channels)
+    cells = height * width
+    for name, shape in (("policy.conv", (2, channels, 1, 1)), ("value.conv", (1, channels, 1, 1)),
+                        ("policy.fc", (game.num_actions, 2 * cells)), ("value.fc1", (64, cells)),
+                        ("value.fc2", (game.num_seats, 64))):
+        arrays[f"{name}.w"] = rng.normal(0, 0.2, shape)
+        arrays[f"{name}.b"] = rng.normal(0, 0.1, shape[0])
+    meta = {"format": 1, "spec": game.spec, "features": features.signature(),
+            "channels": channels, "blocks": blocks}
+    return Network(arrays, meta, "random"), arrays
+
+
+def reference_forward(arrays, planes, blocks, torus):
+    """The network written out plainly: padded 3x3 windows, one output at a time."""
+    def conv(x, w, b):
+        channels, height, width = x.shape
+        padded = np.pad(x, ((0, 0), (1, 1), (1, 1)), mode="wrap" if torus else "constant")
+        out = np.zeros((w.shape[0], height, width))
+        for o in range(w.shape[0]):
+            for y in range(height):
+                for x_ in range(width):
+                    out[o, y, x_] = (padded[:, y:y + 3, x_:x_ + 3] * w[o]).sum() + b[o]
+        return out
+
+    x = planes.astype(np.float64)
+    for i in range(blocks):
+        y = np.maximum(conv(x, arrays[f"conv{i}.w"], arrays[f"conv{i}.b"]), 0)
+        x = y if i == 0 else np.maximum(y + x, 0)
+
+    def head(name, x):
+        w = arrays[f"{name}.w"][:, :, 0, 0]
+        return np.maximum(np.einsum("oc,chw->ohw", w, x) + arrays[f"{name}.b"][:, None, None], 0)
+
+    p = head("policy.conv", x).reshape(-1)
+    logits = arrays["policy.fc.w"] @ p + arrays["policy.fc.b"]
+    v = head("value.conv", x).reshape(-1)
+    h = np.maximum(arrays["value.fc1.w"] @ v + arrays["value.fc1.b"], 0)
+    return logits, np.tanh(arrays["value.fc2.w"] @ h + arrays["value.fc2.b"])
+
+
+def played(spec, plies, seed=3):
+    game = boardlab.make(spec)
+    state, rng = game.new_initial_state(seed=seed), random.Random(seed)
+    for _ in range(plies):
+        seat = state.acting_seats()[0]
+        state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+    return state
+
+
+# 1. The forward pass ------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", ["carteso(size=5)", "ctor(size=8)"])
+def test_the_forward_pass_is_the_network_written_out(spec):
+    state = played(spec, 6)
+    game = public_game(state.game)
+    network, arrays = random_network(game)
+    features = BoardFeatures(game)
+    features.scale = network.scale
+    planes = features.encode(state.view(state.acting_seats()[0]))
+    logits, values = network.forward(planes)
+    want_logits, want_values = reference_forward(arrays, planes, 3, features.torus)
+    assert logits.shape == (game.num_actions,) and values.shape == (game.num_seats,)
+    np.testing.assert_allclose(logits, want_logits, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(values, want_values, rtol=1e-4, atol=1e-5)
+
+
+def test_a_network_survives_its_file(tmp_path):
+    game = boardlab.make("carteso(size=5)")
+    network, arrays = random_network(game)
+    Network.save(tmp_path / "n.npz", arrays, network.meta)
+    again = load_network(game, str(tmp_path / "n.npz"))
+    planes = BoardFeatures(game).encode(game.new_initial_state().view(0))
+    for a, b in zip(network.forward(planes), again.forward(planes)):
+        np.testing.assert_array_equal(a, b)
+
+
+# 2. Features --------------------------------------------------------------------------------
+def test_the_planes_hold_the_stones_of_the_view():
+    game = boardlab.make("carteso(size=5)")
+    state = game.new_initial_state()
+    state.play("Bc2")
+    features = BoardFeatures(game)
+    planes = features.encode(state.view(1))
+    pieces = features.encoder.pieces
+    row, column = 5 - 2, 2                       # c2: third column, second row from below
+    stones = planes[pieces.index("B")]
+    assert stones[row, column] == 1.0 and stones.sum() == 1.0
+    assert planes[pieces.index("W")].sum() == 0.0
+
+
+def test_a_seat_that_cannot_tell_two_states_apart_gets_the_same_features():
+    # CTOR with secret squares: states sampled from seat 0's view differ in seat 1's
+    # secret squares (and agree on all seat 0 sees); the features are the same
+    from boardlab.agents.search_state import state_from_view
+    game = boardlab.make("ctor(size=8,secret_squares=true)")
+    state = played("ctor(size=8,secret_squares=true)", 14)
+    public = public_game(game)
+    features = BoardFeatures(public)
+    view = state.view(0)
+    worlds = [state_from_view(public, view, random.Random(seed)) for seed in range(6)]
+    hidden = {str(w.view(1).get("my_secret_squares")) for w in worlds}
+    assert len(hidden) > 1                       # the samples differ in what is hidden
+    assert {features.encode(w.view(0)).tobytes() for w in worlds} == \
+        {features.encode(view).tobytes()}
+
+
+# 3. PUCT ------------------------------------------------------------------------------------
+def test_select_puct_scores_as_documented():
+    where = np.array([0, -1, 1], dtype=np.int32)
+    table = np.zeros((3, 4))
+    table[tree.VISITS, :2] = [3, 1]
+    table[tree.VALUE, :2] = [1.5, -1.0]          # means 0.5 and -1.0; node mean 0.125
+    prior = np.array([0.2, 0.5, 0.3])
+    c, fpu = 1.5, 0.2
+    i, slot = tree.select_puct(where, table, prior, tree.NO_MASK, c, fpu, 2)
+    root = np.sqrt(4.0)
+    scores = [0.5 + c * 0.2 * root / 4, (0.125 - fpu) + c * 0.5 * root / 1, -1 + c * 0.3 * root / 2]
+    assert i == int(np.argmax(scores)) == 1 and slot == 2 and where[1] == 2
+    assert list(table[tree.AVAILABLE, :3]) == [1.0, 1.0, 1.0]
+    lost = np.array([0, 1, 0], dtype=np.uint8)   # the untried one proven lost: skipped
+    i, _ = tree.select_puct(where, table, prior, lost, c, fpu, 3)
+    assert i == int(np.argmax([scores[0], -np.inf, scores[2]]))
+
+
+class Favourite:
+    """Priors that all but force one action, values that say nothing."""
+
+    def __init__(self, game, action):
+        self.game, self.action = game, action
+
+    def evaluate_with_priors(self, state, rng):
+        logits = np.zeros(self.game.num_actions, dtype=np.float32)
+        logits[self.action] = 8.0
+        return [0.0] * self.game.num_seats, logits
+
+    def evaluate(self, state, rng):
+        return [0.0] * self.game.num_seats
+
+
+def test_a_guided_search_follows_its_priors():
+    game = boardlab.make("carteso(size=7)")
+    state = game.new_initial_state()
+    favourite = state.legal_actions()[17]
+    agent = MCTS(game, 0, seed=1, evaluator=Favourite(game, favourite), iterations=200,
+                 early_stop=False)
+    assert agent.guided
+    stats = agent._search(state, state.view(0), None, 0.0)
+    visits = {a: s[0] for a, s in stats.items()}
+    assert max(visits, key=visits.get) == favourite
+    assert visits[favourite] > 100
+
+
+@pytest.mark.parametrize("spec, moves", BEHIND)
+def test_the_solver_keeps_a_losing_pass_out_of_a_guided_search(spec, moves):
+    state = replayed(spec, moves)
+    game = state.game
+    seat = state.current_player()
+    passing = state.string_to_action("pass") if "pass" in [
+        state.action_to_string(a) for a in state.legal_actions()] else None
+    assert passing is not None
+    for seed in range(8):                        # priors that push the pass
+        agent = MCTS(game, seat, seed=seed, evaluator=Favourite(game, passing), iterations=50)
+        assert state.action_to_string(agent.act(state.view(seat))) != "pass"
+
+
+# 4. Shipped networks ------------------------------------------------------------------------
+def test_shipped_networks_load_by_spec_and_play():
+    known = shipped()
+    assert {"carteso(size=9)", "rumbo(size=9)"} <= set(known)
+    for spec in known:
+        game = boardlab.make(spec)
+        agent = make_agent("mcts(evaluator=net,iterations=30)", game, 0, seed=1)
+        assert isinstance(agent.evaluator, NetworkEvaluator) and agent.guided
+        state = game.new_initial_state(seed=1)
+        seat = state.acting_seats()[0]
+        assert agent.act(state.view(seat)) in state.legal_actions_for(seat)
+        values = agent.evaluator.evaluate(state, random.Random(1))
+        assert len(values) == game.num_seats and all(-1 <= v <= 1 for v in values)
+
+
+def test_a_network_for_another_game_is_refused(tmp_path):
+    with pytest.raises(OptionError, match="no trained network ships for carteso"):
+        make_agent("mcts(evaluator=net)", boardlab.make("carteso(size=7)"), 0)
+    other = boardlab.make("rumbo(size=5)")
+    network, arrays = random_network(other)
+    Network.save(tmp_path / "rumbo.npz", arrays, network.meta)
+    with pytest.raises(OptionError, match=r"trained for rumbo\(size=5\), not carteso"):
+        make_agent(f"mcts(evaluator=net,net={tmp_path / 'rumbo.npz'})",
+                   boardlab.make("carteso(size=5)"), 0)
+    (tmp_path / "junk.npz").write_bytes(b"not a network")
+    with pytest.raises(OptionError, match="cannot read network"):
+        make_agent(f"mcts(evaluator=net,net={tmp_path / 'junk.npz'})",
+                   boardlab.make("carteso(size=5)"), 0)
+
+
+# 5. Self-play data --------------------------------------------------------------------------
+def test_self_play_samples_are_search_targets_and_outcomes():
+    game = boardlab.make("carteso(size=5)")
+    one = play_game(game, "mcts(iterations=30)", seed=5, explore=4)
+    n = len(one["x"])
+    assert n > 10 and one["pi"].shape == (n, game.num_actions)
+    np.testing.assert_allclose(one["pi"].sum(1), 1.0, rtol=1e-5)
+    assert (one["z"] == np.array(one["returns"], dtype=np.float32)).all()
+    assert set(one["seat"].tolist()) == {0, 1}
+    again = play_game(game, "mcts(iterations=30)", seed=5, explore=4)
+    for key in ("x", "pi", "z", "seat"):
+        np.testing.assert_array_equal(one[key], again[key])
+    both = generate("carteso(size=5)", "mcts(iterations=30)", games=2, seed=5, workers=1,
+                    explore=4)
+    assert both["games"] == 2 and len(both["x"]) > n
+
+
+# 6. The command without PyTorch ------------------------------------------------------------
+def test_train_without_pytorch_says_how_to_get_it(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)
+    code = main(["train", "carteso(size=5)", "--out", str(tmp_path / "run")])
+    assert code == 2
+    assert "pip install 'boardlab[train]'" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_refuses_bad_numbers(tmp_path, capsys):
+    assert main(["train", "carteso(size=5)", "--out", str(tmp_path), "--games", "0"]) == 2
+    assert "--games must be at least 1" in capsys.readouterr().err
