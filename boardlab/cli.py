@@ -1,7 +1,7 @@
 """The ``boardlab`` command: a thin layer over the library.
 
 Subcommands: games, agents, play, replay, show, bench, duel, match,
-tournament, standings. Game options are
+tournament, standings, komi, report. Game options are
 given as ``--name value`` (or in a spec string) and are checked by the game.
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import signal
 import sys
 
@@ -439,6 +440,63 @@ def cmd_komi(args, extra) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    """Measure a game (self-play, komi by size, speed, levels) into a Markdown report."""
+    from .arena.report import parse_int_list, plan_report, run_report
+
+    options = _options_from_args(args.extra, args.game)
+    plan = plan_report(args.game, options, out=args.out, games=args.games,
+                       komi_games=args.komi_games, sizes=parse_int_list(args.sizes, "--sizes"),
+                       strengths=split_specs(args.strengths), strong=args.strong,
+                       levels=parse_int_list(args.levels, "--levels"),
+                       skip=[s.strip() for s in args.skip.split(",") if s.strip()],
+                       jobs=args.jobs, seed=args.seed, speed_seconds=args.speed_seconds,
+                       command=shlex.join(["boardlab", *args.argv]))
+    print(f"report of {plan.game.spec} into {plan.out}/", file=sys.stderr, flush=True)
+    try:
+        run_report(plan, log=lambda line: print(line, file=sys.stderr, flush=True))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: what was measured is in {plan.out}/report.md", file=sys.stderr)
+        raise
+    print(f"{plan.out}/report.md")
+    return 0
+
+
+def _report_parser(sub) -> None:
+    from .arena.report import (DEFAULT_LEVELS, DEFAULT_SIZES, DEFAULT_STRENGTHS,
+                               DEFAULT_STRONG, SECTIONS)
+
+    report = sub.add_parser("report", help="an analysis report of a game: first-seat win "
+                            "rate, fair komi by size, speed, levels (a long run, not a test)",
+                            epilog="Game options go as --name value, e.g. boardlab report "
+                            "carteso --size 9. Writes report.md and PNG plots into --out. "
+                            "See docs/report.md.", allow_abbrev=False)   # --size is not --sizes
+    report.add_argument("game", help="game name or spec, e.g. carteso or 'rumbo(size=9)'")
+    report.add_argument("--out", help="the report's folder (default report-GAME-SIZE)")
+    report.add_argument("--games", type=int, default=100, help="games per self-play and "
+                        "per level duel (default 100)")
+    report.add_argument("--komi-games", type=int, default=100, help="games per size for "
+                        "the fair komi (default 100)")
+    report.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="board "
+                        "sizes for the fair komi, those the game allows (default "
+                        "%(default)s)")
+    report.add_argument("--strengths", default=",".join(DEFAULT_STRENGTHS), help="the "
+                        "agents of the first-seat self-play, comma-separated (default "
+                        "%(default)s)")
+    report.add_argument("--strong", default=DEFAULT_STRONG, help="the komi finder's agent; "
+                        "the levels are of its kind (default %(default)s)")
+    report.add_argument("--levels", default=",".join(map(str, DEFAULT_LEVELS)), help="levels "
+                        "compared, each against the next (default %(default)s)")
+    report.add_argument("--skip", default="", help=f"sections to leave out, comma-separated "
+                        f"({', '.join(SECTIONS)})")
+    report.add_argument("--speed-seconds", type=float, default=1.0, help="length of one "
+                        "speed measurement (default 1)")
+    report.add_argument("--seed", type=int, default=1, help="game i of a measurement uses "
+                        "seed+i (default 1)")
+    _agents_from(report)
+    report.add_argument("--jobs", type=int, default=1, help="games played in parallel")
+
+
 def cmd_train(args) -> int:
     from .learn.train import run
 
@@ -816,6 +874,7 @@ def build_parser() -> argparse.ArgumentParser:
     _connect_parser(sub)
     _soak_parser(sub)
     _train_parser(sub)
+    _report_parser(sub)
     return parser
 
 
@@ -837,10 +896,13 @@ def main(argv=None) -> int:
             load_agents_from(args.agents_from)
         if args.command == "play":
             return cmd_play(args, extra)
-        if args.command in ("match", "tournament", "duel", "komi"):
+        if args.command in ("match", "tournament", "duel", "komi", "report"):
             _interrupt_on_termination()      # SIGTERM ends a long run like Ctrl-C
         if args.command == "komi":
             return cmd_komi(args, extra)
+        if args.command == "report":             # the game's options, and the command line
+            args.argv = list(sys.argv[1:] if argv is None else argv)
+            args.extra, extra = extra, []
         if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         handler = {"games": cmd_games, "agents": cmd_agents, "replay": cmd_replay,
@@ -848,7 +910,7 @@ def main(argv=None) -> int:
                    "match": cmd_match, "tournament": cmd_tournament,
                    "standings": cmd_standings, "serve": cmd_serve,
                    "connect": cmd_connect, "soak": cmd_soak,
-                   "train": cmd_train}[args.command]
+                   "train": cmd_train, "report": cmd_report}[args.command]
         return handler(args)
     except BoardlabError as error:
         print(f"boardlab: error: {error}", file=sys.stderr)
