@@ -442,7 +442,7 @@ def cmd_komi(args, extra) -> int:
 
 def cmd_report(args) -> int:
     """Measure a game (self-play, komi by size, speed, levels) into a Markdown report."""
-    from .arena.report import parse_int_list, plan_report, run_report
+    from .report import parse_int_list, plan_report, run_report
 
     options = _options_from_args(args.extra, args.game)
     plan = plan_report(args.game, options, out=args.out, games=args.games,
@@ -463,7 +463,7 @@ def cmd_report(args) -> int:
 
 
 def _report_parser(sub) -> None:
-    from .arena.report import (DEFAULT_LEVELS, DEFAULT_SIZES, DEFAULT_STRENGTHS,
+    from .report import (DEFAULT_LEVELS, DEFAULT_SIZES, DEFAULT_STRENGTHS,
                                DEFAULT_STRONG, SECTIONS)
 
     report = sub.add_parser("report", help="an analysis report of a game: first-seat win "

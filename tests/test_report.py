@@ -5,7 +5,7 @@ import re
 import pytest
 
 from boardlab.arena.match import wilson_interval
-from boardlab.arena.report import plan_report, run_report
+from boardlab.report import plan_report, run_report
 from boardlab.cli import main
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -25,11 +25,9 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..core.errors import BoardlabError
-from ..core.options import parse_spec
-from ..core.registry import game_class, make
-from .match import duel, run_match, wilson_interval
-from .schedule import sides_of
+from .core.errors import BoardlabError
+from .core.options import parse_spec
+from .core.registry import game_class, make
 
 SECTIONS = ("first-seat", "komi", "speed", "levels")
 TITLES = {"first-seat": "First-seat win rate by strength", "komi": "Fair komi by size",
@@ -131,7 +129,7 @@ def _check_numbers(games, komi_games, jobs, seed, speed_seconds) -> None:
 
 
 def _check_agent(spec: str, game_obj, flag: str) -> None:
-    from ..agents import make_agent
+    from .agents import make_agent
 
     try:
         make_agent(spec, game_obj, 0).close()
@@ -159,7 +157,7 @@ def default_out(game_obj) -> str:
 def komi_setup(game_obj, raw: dict) -> tuple[dict | None, str]:
     """The options the komi finder plays with (the user's, less the komi and what the
     finder fixes), or None and the reason when the game declares no komi facts."""
-    from .komi import komi_games
+    from .arena.komi import komi_games
 
     facts = game_obj.komi
     if facts is None:
@@ -171,7 +169,7 @@ def komi_setup(game_obj, raw: dict) -> tuple[dict | None, str]:
 
 def allowed_sizes(game_obj, komi_options: dict, sizes) -> tuple[list[int], list[int]]:
     """(the sizes the finder can play, the requested sizes the game refuses)."""
-    from .komi import base_game
+    from .arena.komi import base_game
 
     declared = {o.name for o in game_obj.declared_options}
     if SIZE_OPTION not in declared:
@@ -237,6 +235,8 @@ def _ticker(log, label: str):
 
 def self_play(spec: str, agent: str, games: int, seed: int, jobs: int, tick) -> dict:
     """``agent`` in every seat: the first side's points, interval, length and forfeits."""
+    from .arena.match import run_match, wilson_interval
+    from .arena.schedule import sides_of
     sides = len(sides_of(make(spec)))
     participants = {f"side{i + 1}": agent for i in range(sides)}
     outcome = run_match(spec, participants, games, seed=seed, jobs=jobs, deals="fresh",
@@ -296,7 +296,7 @@ def measure_komi(report: Report, log) -> list[str]:
 
 
 def _fair_komi(plan: ReportPlan, size: int, log) -> dict:
-    from .komi import find_fair_komi, plot_result
+    from .arena.komi import find_fair_komi, plot_result
 
     result = find_fair_komi(plan.game.name, {**plan.komi_options, SIZE_OPTION: size},
                             agent=plan.strong, games=plan.komi_games, seed=plan.seed,
@@ -321,7 +321,7 @@ def _komi_notes(sizes, results) -> list[str]:
 
 
 def measure_speed(report: Report, log) -> list[str]:
-    from ..bench import bench_kernel, bench_search
+    from .bench import bench_kernel, bench_search
 
     plan = report.plan
     kernel = bench_kernel(plan.game.spec, seconds=plan.speed_seconds, runs=BENCH_RUNS,
@@ -351,6 +351,8 @@ def measure_speed(report: Report, log) -> list[str]:
 
 
 def measure_levels(report: Report, log) -> list[str]:
+    from .arena.match import duel
+    from .arena.schedule import sides_of
     plan = report.plan
     sides = len(sides_of(plan.game))
     if sides != 2:
