@@ -21,6 +21,7 @@ def random_game(spec, seed):
     state = game.new_initial_state(seed=seed)
     trace = []
     while not state.is_terminal():
+        assert state.current_player() != TERMINAL, f"{spec}: is_terminal disagrees"
         seats = state.acting_seats()
         assert seats, f"{spec}: nobody acts in a running game"
         seat = rng.choice(seats)
