@@ -514,7 +514,8 @@ def cmd_train(args) -> int:
     run(args.spec, args.out, args.generations, args.games, args.expert, args.player,
         workers=args.workers, explore=args.explore, epochs=args.epochs, window=args.window,
         seconds=args.seconds, channels=args.channels, blocks=args.blocks, seed=args.seed,
-        sharpen=args.sharpen, holdout=args.holdout, log=lambda line: print(line, flush=True))
+        sharpen=args.sharpen, holdout=args.holdout, value_target=args.value_target,
+        log=lambda line: print(line, flush=True))
     return 0
 
 
@@ -548,6 +549,10 @@ def _train_parser(sub) -> None:
                        "1: the visits as they are)")
     train.add_argument("--holdout", type=float, default=0.1, help="share of a generation's "
                        "last games kept out of training to measure it (default 0.1)")
+    train.add_argument("--value-target", choices=("outcome", "search", "mix"),
+                       default="outcome", help="what the value learns: the game's outcome "
+                       "(every seat), the search's estimate for the seat that acted, or "
+                       "their mean (default outcome)")
     train.add_argument("--channels", type=int, default=32, help="network width (default 32)")
     train.add_argument("--blocks", type=int, default=4, help="3x3 convolutions (default 4)")
     train.add_argument("--workers", type=int, help="self-play processes (default: one a core)")

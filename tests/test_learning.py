@@ -242,9 +242,11 @@ def test_self_play_samples_are_search_targets_and_outcomes():
     assert n > 10 and one["pi"].shape == (n, game.num_actions)
     np.testing.assert_allclose(one["pi"].sum(1), 1.0, rtol=1e-5)
     assert (one["z"] == np.array(one["returns"], dtype=np.float32)).all()
+    assert one["q"].shape == (n,) and (np.abs(one["q"]) <= 1.0).all()
+    assert len(set(one["q"].tolist())) > 1       # the search's estimates, not a constant
     assert set(one["seat"].tolist()) == {0, 1}
     again = play_game(game, "mcts(iterations=30)", seed=5, explore=4)
-    for key in ("x", "pi", "z", "seat"):
+    for key in ("x", "pi", "q", "z", "seat"):
         np.testing.assert_array_equal(one[key], again[key])
     both = generate("carteso(size=5)", "mcts(iterations=30)", games=2, seed=5, workers=1,
                     explore=4)

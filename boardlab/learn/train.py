@@ -29,7 +29,11 @@ from ..core.errors import BoardlabError
 from ..core.registry import make
 from .features import BoardFeatures
 from .net import FORMAT, Network
-from .selfplay import default_workers, generate
+from .selfplay import SAMPLE_KEYS, default_workers, generate
+
+#: what the value head learns: the game's outcome for every seat, the search's estimate
+#: for the seat that acted, or the mean of the two for that seat
+VALUE_TARGETS = ("outcome", "search", "mix")
 
 
 def _torch():
@@ -95,6 +99,10 @@ def to_planes(torch, flat, features: BoardFeatures, scale):
     return torch.cat((board, scalars), 1)
 
 
+def _masked_mean(values, mask):
+    return (values * mask).sum() / mask.sum().clamp(min=1.0)
+
+
 class Trainer:
     """One training folder (see the module)."""
 
@@ -122,6 +130,7 @@ class Trainer:
                                  self.game.num_seats, channels, blocks).to(self.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=2e-3, weight_decay=1e-4)
         self.generation, self.scale, self.history = 0, None, []
+        self.value_target = "outcome"
         if state is not None:
             self.model.load_state_dict(state["model"])
             self.optimizer.load_state_dict(state["optimizer"])
@@ -148,7 +157,7 @@ class Trainer:
         if live:
             print(file=sys.stderr)
         np.savez_compressed(self.folder / f"data-{self.generation:03d}.npz",
-                            **{k: data[k] for k in ("x", "pi", "z", "seat")})
+                            **{k: data[k] for k in SAMPLE_KEYS})
         return data
 
     def found_data(self) -> dict | None:
@@ -158,7 +167,7 @@ class Trainer:
         if not path.exists():
             return None
         with np.load(path) as data:
-            found = {k: data[k] for k in ("x", "pi", "z", "seat")}
+            found = {k: data[k] for k in data.files}
         return found | {"games": None, "first_seat_points": None, "mean_length": None}
 
     def samples(self, window: int, holdout: float) -> tuple[dict, dict]:
@@ -169,24 +178,40 @@ class Trainer:
             path = self.folder / f"data-{g:03d}.npz"
             if path.exists():
                 with np.load(path) as data:
-                    part = {k: data[k] for k in ("x", "pi", "z")}
+                    part = {k: data[k] for k in data.files}
                 cut = len(part["x"]) - int(len(part["x"]) * holdout)
                 train.append({k: v[:cut] for k, v in part.items()})
                 held.append({k: v[cut:] for k, v in part.items()})
+        keys = set(SAMPLE_KEYS).intersection(*(p.keys() for p in train))
+        if self.value_target != "outcome" and "q" not in keys:
+            raise BoardlabError(f"--value-target {self.value_target} needs the search's "
+                                f"values, which samples made before they were recorded "
+                                f"lack (in {self.folder}); use --value-target outcome")
 
         def join(parts):
-            return {k: np.concatenate([p[k] for p in parts]) for k in ("x", "pi", "z")}
+            return {k: np.concatenate([p[k] for p in parts]) for k in keys}
         return join(train), join(held)
 
     def _tensors(self, data: dict, sharpen: float):
+        """(inputs, policy targets, value targets, value mask): the mask says which
+        seats' values are learned (all for the outcome, the acting seat's else)."""
         torch = self.torch
         pi = data["pi"].astype(np.float64)
         if sharpen != 1.0:                       # visits ** (1 / T), renormalized
             pi = np.power(pi, 1.0 / sharpen)
             pi /= np.maximum(pi.sum(1, keepdims=True), 1e-12)
-        return (torch.tensor(data["x"], device=self.device),
-                torch.tensor(pi.astype(np.float32), device=self.device),
-                torch.tensor(data["z"], device=self.device))
+        target, mask = data["z"].astype(np.float32), np.ones_like(data["z"], dtype=np.float32)
+        if self.value_target != "outcome":
+            rows, seats = np.arange(len(target)), data["seat"].astype(np.int64)
+            mover = data["q"] if self.value_target == "search" else \
+                (data["q"] + target[rows, seats]) / 2
+            mask = np.zeros_like(mask)
+            mask[rows, seats] = 1.0
+            target = target.copy()
+            target[rows, seats] = mover
+        tensor = lambda a: torch.tensor(np.ascontiguousarray(a, dtype=np.float32),
+                                        device=self.device)
+        return tensor(data["x"]), tensor(pi), tensor(target), tensor(mask)
 
     def measure(self, data: dict, sharpen: float) -> dict:
         """On ``data``: the policy's cross-entropy against the (sharpened) targets, how
@@ -195,16 +220,17 @@ class Trainer:
         torch = self.torch
         if not len(data["x"]):
             return {}
-        x, pi, z = self._tensors(data, sharpen)
+        x, pi, z, mask = self._tensors(data, sharpen)
         scale = torch.tensor(self.scale, device=self.device)
         self.model.eval()
         with torch.no_grad():
             logits, values = self.model(to_planes(torch, x, self.features, scale))
             masked = torch.where(pi > 0, logits, torch.full_like(logits, -1e9))
+            right = (torch.sign(values) == torch.sign(z)).float()
             return {"policy": round(-(pi * torch.log_softmax(masked, 1)).sum(1).mean().item(), 4),
                     "top1": round((masked.argmax(1) == pi.argmax(1)).float().mean().item(), 4),
-                    "value": round(((values - z) ** 2).mean().item(), 4),
-                    "sign": round((torch.sign(values) == torch.sign(z)).float().mean().item(), 4)}
+                    "value": round(_masked_mean((values - z) ** 2, mask).item(), 4),
+                    "sign": round(_masked_mean(right, mask).item(), 4)}
 
     def train(self, data: dict, held: dict, epochs: int, sharpen: float = 1.0,
               batch: int = 256) -> dict:
@@ -213,7 +239,7 @@ class Trainer:
             raw = np.stack([features.raw_scalars(row) for row in data["x"]])
             self.scale = (1.0 / np.maximum(np.abs(raw).max(0), 1.0)).astype(np.float32)
         scale = torch.tensor(self.scale, device=self.device)
-        x, pi, z = self._tensors(data, sharpen)
+        x, pi, z, mask = self._tensors(data, sharpen)
         n = len(x)
         generator = torch.Generator().manual_seed(self.seed * 7919 + self.generation)
         curve = []
@@ -224,7 +250,7 @@ class Trainer:
                 index = order[start:start + batch]
                 logits, values = self.model(to_planes(torch, x[index], features, scale))
                 policy_loss = -(pi[index] * torch.log_softmax(logits, 1)).sum(1).mean()
-                value_loss = ((values - z[index]) ** 2).mean()
+                value_loss = _masked_mean((values - z[index]) ** 2, mask[index])
                 self.optimizer.zero_grad()
                 (policy_loss + value_loss).backward()
                 self.optimizer.step()
@@ -234,7 +260,7 @@ class Trainer:
             self.log(json.dumps(point))
         self.model.eval()
         return {"samples": n, "held_out_samples": len(held["x"]), "sharpen": sharpen,
-                "final": curve[-1] if curve else {}}
+                "value_target": self.value_target, "final": curve[-1] if curve else {}}
 
     def save(self, record: dict) -> Path:
         torch = self.torch
@@ -260,9 +286,13 @@ class Trainer:
 def run(spec: str, folder: str, generations: int, games: int, expert: str, player: str,
         workers: int | None = None, explore: int = 8, epochs: int = 4, window: int = 4,
         seconds: float | None = None, channels: int = 32, blocks: int = 4, seed: int = 1,
-        sharpen: float = 0.25, holdout: float = 0.1, log=print) -> Path:
+        sharpen: float = 0.25, holdout: float = 0.1, value_target: str = "outcome",
+        log=print) -> Path:
     """Train in ``folder`` until ``generations`` generations are done (see the module)."""
+    if value_target not in VALUE_TARGETS:
+        raise BoardlabError(f"value target {value_target!r}: one of {', '.join(VALUE_TARGETS)}")
     trainer = Trainer(spec, folder, channels, blocks, seed, log)
+    trainer.value_target = value_target
     workers = workers or default_workers()
     if trainer.generation:
         log(f"resuming {folder}: {trainer.generation} generation(s) done")
