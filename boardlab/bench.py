@@ -96,18 +96,19 @@ def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int
     wall-clock second and per CPU second of this process (``cpu_sims_per_s``, the steadier
     figure on a busy machine)."""
     from .agents import make_agent
+    from .core.options import with_options
 
     game = make(spec)
     warm = game.new_initial_state(seed=seed)          # compile the kernels outside the timing
-    make_agent(f"{agent}(iterations=20)", game, warm.acting_seats()[0], seed=seed).act(
-        warm.view(warm.acting_seats()[0]))
+    seat = warm.acting_seats()[0]
+    make_agent(with_options(agent, iterations=20, time=0), game, seat, seed=seed).act(
+        warm.view(seat))
     rates, cpu_rates = [], []
     for run in range(runs):
         state = game.new_initial_state(seed=seed + run)
         seat = state.acting_seats()[0]
-        searcher = make_agent(f"{agent}(time={seconds},iterations=0,reuse=false,"
-                              f"early_stop=false)", game, seat,
-                              seed=seed + run)
+        searcher = make_agent(with_options(agent, time=seconds, iterations=0, reuse=False,
+                                           early_stop=False), game, seat, seed=seed + run)
         start, cpu = time.perf_counter(), time.process_time()
         searcher.act(state.view(seat))
         cpu = time.process_time() - cpu

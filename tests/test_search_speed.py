@@ -215,3 +215,9 @@ def test_the_search_benchmark_reports_cpu_simulations_per_second():
     result = bench_search("rumbo(size=5)", "mcts", seconds=0.05, runs=1)
     assert result["sims_per_s"] > 0 and result["cpu_sims_per_s"] > 0
     assert set(result) == {"spec", "agent", "sims_per_s", "cpu_sims_per_s", "runs"}
+
+
+def test_the_search_benchmark_takes_an_agent_with_options():
+    # e.g. --search "mcts(evaluator=heuristic)": the benchmark's budget options are set on it
+    result = bench_search("rumbo(size=5)", "mcts(evaluator=heuristic,c=2)", seconds=0.05, runs=1)
+    assert result["agent"] == "mcts(evaluator=heuristic,c=2)" and result["sims_per_s"] > 0

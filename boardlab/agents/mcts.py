@@ -362,8 +362,11 @@ class MCTS(Agent):
             evaluator = None
         super().__init__(game, seat, seed=seed, **options)
         if evaluator is None and self.options["evaluator"] == "net":
+            from ..learn.features import BoardFeatures
             from ..learn.net import NetworkEvaluator, load_network
-            evaluator = NetworkEvaluator(game, load_network(game, self.options["net"]))
+            features = BoardFeatures(game)      # made once: it plays a few moves to learn
+            evaluator = NetworkEvaluator(game, load_network(game, self.options["net"], features),
+                                         features)
         self.evaluator = evaluator or make_evaluator(self.options["evaluator"],
                                                      self.options["rollout_turns"])
         # An evaluator that gives priors guides the search by PUCT (Node.choose).

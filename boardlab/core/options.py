@@ -174,6 +174,20 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name, raw
 
 
+def with_options(spec: str, **options) -> str:
+    """``spec`` with ``options`` set (replacing any it gives), as a spec string.
+
+    >>> with_options("mcts(evaluator=net,time=2)", time=1, reuse=False)
+    'mcts(evaluator=net,time=1,reuse=false)'
+    >>> with_options("random", seed=3)
+    'random(seed=3)'
+    """
+    name, raw = parse_spec(spec)
+    raw.update({key: _show(value) for key, value in options.items()})
+    body = ",".join(f"{key}={value}" for key, value in raw.items())
+    return f"{name}({body})" if body else name
+
+
 def split_specs(text: str) -> list[str]:
     """Comma-separated specs, split only outside parentheses; empty parts are dropped.
 

@@ -322,12 +322,6 @@ class TerritoryState(KernelState):
             return TERMINAL
         return self.seat_of_side[self.buf.item(self.kernel.M_TURN)]
 
-    def is_terminal(self) -> bool:
-        """``current_player() == TERMINAL``, in fewer calls (asked before every move of
-        a search or a random game)."""
-        return self.resigned is not None or self.agreed_draw or \
-            (self.chosen and self._over())
-
     def legal_actions(self) -> list[int]:
         phase, k, n = self.phase(), self.kernel, self.game.n
         if phase == "play":

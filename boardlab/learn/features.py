@@ -46,7 +46,8 @@ class BoardFeatures:
         self.header = 3 * len(self.encoder.seats) + 1
         self.scalars = self.header + len(self.encoder.paths)
         self.scale = np.ones(self.scalars, dtype=np.float32)
-        self._board = slice(self.header, self.header + self.board_planes * cells)
+        #: where the board planes lie in an encoder vector
+        self.board_cells = slice(self.header, self.header + self.board_planes * cells)
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -60,13 +61,13 @@ class BoardFeatures:
 
     def raw_scalars(self, flat: np.ndarray) -> np.ndarray:
         """The unscaled scalars of an encoder vector (to choose ``scale`` from data)."""
-        return np.concatenate((flat[:self.header], flat[self._board.stop:]))
+        return np.concatenate((flat[:self.header], flat[self.board_cells.stop:]))
 
     def encode(self, view: dict) -> np.ndarray:
         """The planes of ``view``: float32 of :attr:`shape`."""
         flat = self.encoder.encode(view)
         out = np.empty(self.shape, dtype=np.float32)
-        out[:self.board_planes] = flat[self._board].reshape(
+        out[:self.board_planes] = flat[self.board_cells].reshape(
             self.board_planes, self.height, self.width)
         out[self.board_planes:] = (self.raw_scalars(flat) * self.scale)[:, None, None]
         return out

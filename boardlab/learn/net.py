@@ -133,10 +133,11 @@ def shipped() -> dict[str, Path]:
     return found
 
 
-def load_network(game: Game, name: str = "") -> Network:
+def load_network(game: Game, name: str = "", features: BoardFeatures | None = None) -> Network:
     """The network for ``game``: the file ``name`` (a path or a shipped file's name), or
     with no name the one shipped for the game's spec. Refused (OptionError) if it was
-    trained for another spec or another feature layout."""
+    trained for another spec or another feature layout (``features``: the game's, if
+    already made)."""
     if name:
         path = Path(name)
         if not path.exists() and (WEIGHTS_DIR / name).exists():
@@ -155,7 +156,7 @@ def load_network(game: Game, name: str = "") -> Network:
     if network.spec != game.spec:
         raise OptionError(f"network {network.source!r} was trained for {network.spec}, "
                           f"not {game.spec}")
-    if network.meta["features"] != BoardFeatures(game).signature():
+    if network.meta["features"] != (features or BoardFeatures(game)).signature():
         raise OptionError(f"network {network.source!r}: the game's views changed since it "
                           f"was trained (feature layout differs); train it again")
     return network
@@ -185,10 +186,10 @@ class NetworkEvaluator:
 
     name = "net"
 
-    def __init__(self, game: Game, network: Network):
+    def __init__(self, game: Game, network: Network, features: BoardFeatures | None = None):
         self.game, self.network = game, network
         _one_blas_thread()
-        self.features = BoardFeatures(game)
+        self.features = features or BoardFeatures(game)
         self.features.scale = network.scale
 
     def evaluate_with_priors(self, state: State, rng: random.Random):

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..agents.base import public_game
 from ..core.errors import BoardlabError
+from ..core.options import with_options
 from ..core.registry import make
 from .features import BoardFeatures
 from .net import FORMAT, Network
@@ -91,9 +92,9 @@ def export_arrays(model) -> dict:
 def to_planes(torch, flat, features: BoardFeatures, scale):
     """Encoder vectors (batch, size) -> the network's planes, as BoardFeatures.encode."""
     batch = flat.shape[0]
-    board = flat[:, features._board].reshape(batch, features.board_planes, features.height,
+    board = flat[:, features.board_cells].reshape(batch, features.board_planes, features.height,
                                              features.width)
-    scalars = torch.cat((flat[:, :features.header], flat[:, features._board.stop:]), 1) * scale
+    scalars = torch.cat((flat[:, :features.header], flat[:, features.board_cells.stop:]), 1) * scale
     scalars = scalars[:, :, None, None].expand(batch, features.scalars, features.height,
                                                features.width)
     return torch.cat((board, scalars), 1)
@@ -300,8 +301,7 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
     path = trainer.folder / "net.npz"
     while trainer.generation < generations:
         started = time.time()
-        agent = expert if trainer.generation == 0 else \
-            f"{player[:-1]},net={path})" if player.endswith(")") else f"{player}(net={path})"
+        agent = expert if trainer.generation == 0 else with_options(player, net=path)
         data = trainer.found_data()
         if data is not None:
             log(f"generation {trainer.generation}: its self-play samples are in {folder} "
@@ -311,7 +311,8 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
         played = time.time() - started
         losses = trainer.train(*trainer.samples(window, holdout), epochs, sharpen)
         record = {"generation": trainer.generation, "agent": agent, "games": data["games"],
-                  "positions": int(len(data["x"])), "mean_length": data["mean_length"] and round(data["mean_length"], 1),
+                  "positions": int(len(data["x"])),
+                  "mean_length": data["mean_length"] and round(data["mean_length"], 1),
                   "first_seat_points": data["first_seat_points"],
                   "self_play_s": round(played, 1),
                   "train_s": round(time.time() - started - played, 1), **losses,
