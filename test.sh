@@ -6,4 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/system-packages.sh
 bash scripts/setup-env.sh "[test]"
+# the engines changed since the install are compiled once here, not in every test process
+.venv/bin/python -m boardlab.warmup || echo "test.sh: the warm-up failed (see above)" >&2
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup -q "$@" tests

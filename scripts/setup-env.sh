@@ -15,5 +15,6 @@ stamp=".venv/.installed${1:-}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "installing boardlab${1:-} and its dependencies into .venv ..." >&2
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${1:-}"
+  .venv/bin/python -m boardlab.warmup       # compile the game engines once, not at first use
   touch "$stamp"
 fi

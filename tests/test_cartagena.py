@@ -35,6 +35,7 @@ from boardlab.core.game import RESIGN
 from boardlab.core.board import check_block
 from boardlab.games import cartagena_kernel as K
 from choices import Chooser, choices_st, seed_st
+from depth import examples
 from isolation import isolated, progress
 
 GREEN, PURPLE, RED = 0, 1, 2
@@ -771,7 +772,7 @@ def play_checked(state, chooser, moves_limit=None, label=""):
     return moves
 
 
-@settings(max_examples=70, deadline=None, derandomize=True,
+@settings(max_examples=examples(35), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(profile=st.sampled_from(["basic", "advanced", "original"]), players=st.integers(2, 5),
        max_turns=st.sampled_from([1000, 120, 40, 5]), choices=choices_st, seed=seed_st)

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import boardlab
 from boardlab.games import ctor_kernel as K
 from choices import Chooser, choices_st, seed_st
+from depth import examples
 from isolation import isolated, progress
 
 
@@ -1243,7 +1244,7 @@ def test_random_games_follow_the_rules(teams, size, secret):
                     hidden_checks=3 if secret else 0)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
+@settings(max_examples=examples(60), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(teams=st.sampled_from(TEAMS + ("2v1", "3v1", "3v2")), size=st.sampled_from([8, 10]),
        secret=st.booleans(), first=st.sampled_from([1, 2]),

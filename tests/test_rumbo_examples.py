@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import boardlab
 from choices import Chooser, choices_st, seed_st
+from depth import examples
 from isolation import isolated, progress
 from territory_helpers import claim, claims_of
 from reference import RefRumbo
@@ -447,7 +448,7 @@ def _play_random(chooser, size, with_oracle):
     return s, checker
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
+@settings(max_examples=examples(60), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(size=st.integers(2, 7), choices=choices_st, seed=seed_st)
 @isolated()

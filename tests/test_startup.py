@@ -77,3 +77,19 @@ def test_bench_appends_one_json_line_per_figure(tmp_path, capsys):
         assert record["rate"] > 0 and record["date"].endswith("+00:00")
         assert "commit" in record and "load" in record
     assert api["result"]["us_per_move"] == 1e6 / api["rate"]
+
+
+def test_the_warm_up_runs_every_registered_game():
+    """``python -m boardlab.warmup`` (run by scripts/setup-env.sh after installing) plays
+    every declared configuration of every game: a line per game, moves played in each."""
+    import io
+    from boardlab import warmup
+    from boardlab.core.registry import games
+    out = io.StringIO()
+    warmup.warm_up(out)
+    lines = out.getvalue().splitlines()
+    assert [line.split(":")[0].strip() for line in lines] == [cls.name for cls in games()]
+    for cls in games():
+        assert f"{cls.name}: {len(cls.conformance_specs or (cls.name,))} configuration" \
+            in out.getvalue()
+    assert warmup.warm_game("carteso(size=4)") > 0

@@ -323,9 +323,10 @@ class TerritoryState(KernelState):
         return self.seat_of_side[self.buf.item(self.kernel.M_TURN)]
 
     def legal_actions(self) -> list[int]:
-        phase, k, n = self.phase(), self.kernel, self.game.n
+        phase = self.phase()
         if phase == "play":
             return self._legal_play()
+        k, n = self.kernel, self.game.n
         if phase == "komi":
             most = k.max_komi_half(n)
             return [k.encode(n, k.KOMI, half, 0) for half in range(-most, most + 1)]
