@@ -20,6 +20,7 @@ import subprocess
 import time
 from datetime import datetime, timezone
 
+from .core.errors import BoardlabError
 from .core.registry import games, make
 
 
@@ -90,6 +91,21 @@ def bench_api(spec: str, seconds: float = 1.0, runs: int = 5, seed: int = 1) -> 
             "cpu_us_per_move": statistics.median(cpu_costs), "runs": runs}
 
 
+def _searchable(game, seed: int, runs: int) -> list[int]:
+    """The first ``runs`` seeds from ``seed`` on whose initial position gives the seat to
+    act a choice (a position with one legal move is not searched: no rate to measure)."""
+    found = []
+    for case in range(seed, seed + 50 * runs):
+        state = game.new_initial_state(seed=case)
+        if len(state.legal_actions_for(state.acting_seats()[0])) > 1:
+            found.append(case)
+            if len(found) == runs:
+                return found
+    raise BoardlabError(f"{game.spec}: only {len(found)} of the initial positions of seeds "
+                        f"{seed}..{seed + 50 * runs - 1} have more than one legal move, "
+                        f"{runs} needed")
+
+
 def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int = 3,
                  seed: int = 1) -> dict:
     """Median simulations per second of a search agent from the initial position, per
@@ -104,11 +120,11 @@ def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int
     make_agent(with_options(agent, iterations=20, time=0), game, seat, seed=seed).act(
         warm.view(seat))
     rates, cpu_rates = [], []
-    for run in range(runs):
-        state = game.new_initial_state(seed=seed + run)
+    for case in _searchable(game, seed, runs):
+        state = game.new_initial_state(seed=case)
         seat = state.acting_seats()[0]
         searcher = make_agent(with_options(agent, time=seconds, iterations=0, reuse=False,
-                                           early_stop=False), game, seat, seed=seed + run)
+                                           early_stop=False), game, seat, seed=case)
         start, cpu = time.perf_counter(), time.process_time()
         searcher.act(state.view(seat))
         cpu = time.process_time() - cpu

@@ -93,3 +93,18 @@ def test_the_warm_up_runs_every_registered_game():
         assert f"{cls.name}: {len(cls.conformance_specs or (cls.name,))} configuration" \
             in out.getvalue()
     assert warmup.warm_game("carteso(size=4)") > 0
+
+
+def test_the_search_bench_skips_positions_with_one_legal_move():
+    """A seed whose initial position leaves one legal move is not searched (its rate, 0,
+    would pull the median down): Cartagena basic, 2 players, seed 4 is one."""
+    import boardlab
+    from boardlab.bench import _searchable
+    game = boardlab.make("cartagena(profile=basic,players=2)")
+    state = game.new_initial_state(seed=4)
+    assert len(state.legal_actions_for(state.acting_seats()[0])) == 1
+    cases = _searchable(game, 3, 3)
+    assert cases == [3, 5, 6]
+    for case in cases:
+        state = game.new_initial_state(seed=case)
+        assert len(state.legal_actions_for(state.acting_seats()[0])) > 1

@@ -47,7 +47,9 @@ class Node:
     action to its column of ``table``, ``where`` the current legal list (``legal``,
     ``acts``, for ``mover``) to those columns, ``open`` counts its untried actions.
     Where a node always stands for the same position (``MCTS.fixed``) it also
-    keeps who acts there: ``player`` and ``acting``.
+    keeps who acts there: ``player`` and ``acting``. The listed walk
+    (``MCTS._iterate_listed``) keeps ``slot_map`` instead of ``where``: every
+    action's column, or ``mcts_tree.UNTRIED``.
 
     The solver's marks (``MCTS.solving`` only; else they stay empty):
     ``proven`` is the node's value, one return per seat, once it is known (the
@@ -59,7 +61,7 @@ class Node:
 
     __slots__ = ("children", "proven", "best", "plies", "lost", "slots", "table", "where",
                  "legal", "acts", "mover", "open", "mask", "player", "acting", "logits",
-                 "prior")
+                 "prior", "slot_map")
 
     def __init__(self):
         self.children: dict = {}
@@ -73,6 +75,7 @@ class Node:
         self.open = 0
         self.logits = self.prior = None     # a network's scores of every action, the
         #                                     priors of the legal ones (PUCT): see choose
+        self.slot_map = None                # by action, MCTS._iterate_listed's only
 
     @property
     def stats(self) -> dict:
@@ -91,7 +94,7 @@ class Node:
         self.table = np.zeros((3, max(len(entries), 1)))
         for slot, (visits, value, available) in enumerate(entries.values()):
             self.table[:, slot] = visits, value, available
-        self.where = self.legal = self.acts = self.mask = self.mover = None
+        self.where = self.legal = self.acts = self.mask = self.mover = self.slot_map = None
 
     def entries(self, actions) -> tuple[list, list]:
         """The visits and values of those of ``actions`` that were tried, in their order."""
@@ -225,6 +228,15 @@ def settled(root, legal, left) -> bool:
         return False
     means = {value / count for count, value in zip(visits, values)}
     return len(means) == 1 and abs(abs(means.pop()) - 1.0) < 1e-9
+
+
+def _map_slots(node, size):
+    """Give ``node`` its ``slot_map`` (``size`` actions), and its statistics if new."""
+    node.slot_map = tree.new_slot_map(size)
+    if node.slots is None:                   # a new node: nothing tried yet
+        node.slots, node.table = {}, np.zeros((3, 4))
+    for action, slot in node.slots.items():
+        node.slot_map[action] = slot
 
 
 def _info_node(node, key):
@@ -380,6 +392,10 @@ class MCTS(Agent):
         # same position, so it may keep who acts there and the legal actions (_iterate).
         self.fixed = game.perfect_information and not self.resample and \
             game.chance in ("none", "explicit")
+        # Plain UCT where nodes need not stand for one position, in a game whose states
+        # list their legal actions in an array: the quicker walk (_iterate_listed).
+        self.listed = game.listed_search and not self.fixed and not self.solving \
+            and not self.guided
         self.simulations = 0                # over the agent's life: bounds every count
         self.roots, self.root_history = [], None
         self.iterations_done = 0
@@ -638,6 +654,8 @@ class MCTS(Agent):
         actions there (``Node.player``, ``acting``, ``know_legal``) instead of asking
         the state again at every pass.
         """
+        if self.listed:
+            return self._iterate_listed(root, state)
         c, rng, fixed = self.options["c"], self.rng, self.fixed
         path, node = [], root
         while True:
@@ -684,6 +702,56 @@ class MCTS(Agent):
             table = node.table
             table[tree.VISITS, slot] += 1.0
             table[tree.VALUE, slot] += returns[mover]
+        return returns
+
+    def _iterate_listed(self, root, state):
+        """:meth:`_iterate` on a state that lists its legal actions in an array and moves
+        on in one step (``search_listed``, ``search_step``: Cartagena's kernel; seats
+        that take turns, no chance or simultaneous moves), for plain UCT (no solver,
+        no priors): each node keeps its columns by action (``Node.slot_map``) instead
+        of mapping each new legal list, and selection is ``mcts_tree.visit`` (then
+        ``try_untried``): the same choices, statistics and random numbers as
+        ``Node.choose`` (tests/test_search_listed.py).
+        """
+        c, rng, logs, split = self.options["c"], self.rng, tree.LOGS, self.split
+        path, node = [], root
+        player, count, acts = state.search_listed()
+        while player >= 0:
+            mover = player
+            if mover in split and (node is not root or mover != self.seat):
+                node = _info_node(node, state.private_key(mover))
+            if node.slot_map is None:
+                _map_slots(node, self.game.num_actions)
+            table = node.table
+            code = tree.visit(node.slot_map, table, acts, count, c, logs)
+            if code >= 0:
+                action, slot, expanding = code >> 32, code & 0xFFFFFFFF, False
+            else:                                # untried actions: one of them, at random
+                k = rng.choice(range(-code))
+                slot = len(node.slots)
+                if slot == table.shape[1]:       # room for a new column
+                    table = node.table = np.concatenate((table, np.zeros_like(table)), axis=1)
+                action = int(tree.try_untried(node.slot_map, table, acts, count, k, slot))
+                node.slots[action] = slot
+                expanding = True
+            path.append((node, slot, action, mover))
+            child = node.children.get(action)
+            if child is None:                    # also filed under its text (tree reuse)
+                text = state.action_to_string(action)
+                child = node.children[action] = node.children[("text", text)] = Node()
+            player, count = state.search_step(action, player)
+            node = child
+            if expanding:
+                break
+        if player == TERMINAL:
+            returns = state.returns()
+        elif player >= 0:
+            returns = self.evaluator.evaluate(state, rng)
+        else:
+            raise ValueError(f"{self.game.spec}: search_step gave player {player} (only "
+                             f"games whose seats take turns list their moves)")
+        for node, slot, _, mover in path:        # (visit counted the visits)
+            node.table[1, slot] += returns[mover]     # tree.VALUE
         return returns
 
     def _prove_path(self, path):

@@ -11,8 +11,10 @@ or one flag per legal position for the actions proven lost that selection
 must skip (never all of them: the caller drops a mask where every action
 is lost).
 
-The functions here are the selection of one pass through a node and the
-choice of the move at the root. UCB sums exactly as in plain Python
+The functions here are the selection of one pass through a node (``select``;
+``visit`` and ``try_untried`` for a node kept by action, whose legal actions
+come as an array: ``MCTS._iterate_listed``) and the choice of the move at the
+root. UCB sums exactly as in plain Python
 (``value / visits + c * sqrt(log(max(available, 1)) / visits)``, first
 highest score in legal order), the logarithms read from ``LOGS``, a table
 of ``math.log`` values that :func:`logs_for` extends as searches grow.
@@ -69,6 +71,18 @@ def _slot_of(where, table, chosen, used):
     return slot
 
 
+@njit(cache=True, inline="always")
+def _ucb(table, s, c, logs):
+    """The UCB score of the tried action in column ``s``."""
+    visits = table[VISITS, s]
+    available = table[AVAILABLE, s]
+    if available < 1.0:
+        available = 1.0
+    count = int(available)
+    log = logs[count] if count < logs.shape[0] else math.log(available)
+    return table[VALUE, s] / visits + c * math.sqrt(log / visits)
+
+
 @njit(cache=True)
 def select(where, table, lost, c, logs, k, pick, used):
     """One pass through a node: count it, choose a legal position, try it if new.
@@ -96,21 +110,68 @@ def select(where, table, lost, c, logs, k, pick, used):
                 k -= 1
     elif chosen < 0:
         best_score = -np.inf
-        top = logs.shape[0]
         for i in range(n):
             if masked and lost[i]:
                 continue
-            s = where[i]
-            visits = table[VISITS, s]
-            available = table[AVAILABLE, s]
-            if available < 1.0:
-                available = 1.0
-            count = int(available)
-            log = logs[count] if count < top else math.log(available)
-            score = table[VALUE, s] / visits + c * math.sqrt(log / visits)
+            score = _ucb(table, where[i], c, logs)
             if score > best_score:
                 chosen, best_score = i, score
     return chosen, _slot_of(where, table, chosen, used)
+
+
+# A node kept by action (``MCTS._iterate_listed``): ``slot_map[action]`` is the action's
+# column, or UNTRIED, and the legal actions are the first ``count`` of an array.
+
+def new_slot_map(size: int) -> np.ndarray:
+    """A node's map from every action to its column: all untried."""
+    return np.full(size, UNTRIED, dtype=np.int32)
+
+
+@njit(cache=True)
+def visit(slot_map, table, acts, count, c, logs):
+    """:func:`select` for a node kept by action, whose legal actions are
+    ``acts[:count]``, first part: count the pass (every tried legal action gets one
+    more ``AVAILABLE``); with untried actions, return minus their number (the caller
+    draws which and calls :func:`try_untried`); else choose by UCB as :func:`select`
+    does (ties: the first in legal order), count the simulation's visit to it (the
+    caller adds its value) and return ``action << 32 | column``."""
+    untried = 0
+    for i in range(count):
+        s = slot_map[acts[i]]
+        if s >= 0:
+            table[AVAILABLE, s] += 1.0
+        else:
+            untried += 1
+    if untried:
+        return -untried
+    chosen, best_score = -1, -np.inf
+    for i in range(count):
+        score = _ucb(table, slot_map[acts[i]], c, logs)
+        if score > best_score:
+            chosen, best_score = i, score
+    if chosen < 0:
+        raise IndexError("no legal action to choose")
+    action = np.int64(acts[chosen])
+    slot = np.int64(slot_map[action])
+    table[VISITS, slot] += 1.0
+    return action << 32 | slot
+
+
+@njit(cache=True)
+def try_untried(slot_map, table, acts, count, k, used):
+    """:func:`visit`'s second part: the k-th untried action of ``acts[:count]`` (in legal
+    order) gets the column ``used`` (zero value, one available and the simulation's
+    visit), which must exist; returns the action."""
+    for i in range(count):
+        action = acts[i]
+        if slot_map[action] < 0:
+            if k == 0:
+                slot_map[action] = used
+                table[AVAILABLE, used] = 1.0
+                table[VISITS, used] = 1.0
+                return action
+            k -= 1
+    raise IndexError("no untried action to choose")
 
 
 def softmax_of(logits: np.ndarray, actions) -> np.ndarray:

@@ -76,6 +76,9 @@ class Game:
     cheap_resample: bool = False
     #: State.private_key(seat) tells apart what each seat alone holds (a hand)
     private_hands: bool = False
+    #: states list their legal actions in an array and move on in one step for searchers
+    #: (State.search_listed, State.search_step); seats take turns, no chance nodes
+    listed_search: bool = False
     #: (lowest, highest) return a seat can get
     utility_bounds: tuple[float, float] = (-1.0, 1.0)
     #: plain-text rules summary and notation guide (terminal ``help``, the web app)
@@ -377,6 +380,17 @@ class State:
     def redeal(self, viewer: int | None, seed: int) -> None:
         """Deal again what ``viewer`` cannot see (games that declare ``cheap_resample``)."""
         raise BoardlabError(f"{self.game.spec} cannot redeal")
+
+    def search_listed(self):
+        """``(current_player(), count, array)``: the legal actions are ``array[:count]``,
+        an array of the state's own that the next :meth:`search_step` rewrites (games
+        that declare ``listed_search``)."""
+        raise BoardlabError(f"{self.game.spec} does not list its actions for search")
+
+    def search_step(self, action: int, player: int) -> tuple[int, int]:
+        """``apply_unchecked(action, None, player)`` for one of the listed actions, then
+        :meth:`search_listed`'s player and count (games that declare ``listed_search``)."""
+        raise BoardlabError(f"{self.game.spec} does not list its actions for search")
 
     def played_out(self, seed: int) -> "State":
         """A copy of this state played to the end at random."""

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..core.errors import OptionError
 from ..core import board as boards
-from ..core.game import RESIGN, TERMINAL, Game
+from ..core.game import RESIGN, TERMINAL, Game, Move
 from ..core.options import Option, format_spec
 from ..core.registry import register
 from .kernel_state import KernelState
@@ -114,6 +114,8 @@ OPTIONS = (
 )
 
 
+_new_tuple = tuple.__new__      # a Move without NamedTuple's Python-level __new__ (search)
+
 MAX_CARDS = 240         # the most cards in all: the largest deck the options allow (6 x 40)
 
 
@@ -139,6 +141,7 @@ class Cartagena(Game):
     chance = "seeded"
     can_sample = True
     cheap_resample = True
+    listed_search = True
     private_hands = True
     declared_options = OPTIONS
     bench_specs = ("cartagena(profile=basic,players=2)", "cartagena(profile=basic,players=4)",
@@ -182,11 +185,12 @@ class Cartagena(Game):
         self.cfg[[K.C_SEGMENTS, K.C_FIRST, K.C_DEADLOCK]] = (
             o["track_layout"] == "segments", o["first_player"], o["end_on_deadlock"])
         self.layout = K.layout(self.cfg)
-        self.places = np.arange(self.L + 2, dtype=np.int32)   # 0 the start .. L+1 the boat
         self._num_actions = int(K.num_actions(self.cfg))
         self.hidden_hands = o["visibility"] != "tortuga"   # hands only their holders see
         self.hidden_masks: dict = {}             # per viewer, for redeals (cartagena_sample)
         self._public_spec = None
+        self._ranked: dict = {}                  # ranked_returns, per set of first seats
+        self.turn_cap = o["max_turns"]
 
     def _setup_cards(self):
         """The set-up's cards (``deck``, ``hands``, ``discard``, ``cards``): refused unless
@@ -337,6 +341,17 @@ class Cartagena(Game):
         return boards.track(cells, symbols, pieces, gestures, buttons,
                             labels={"0": "start", str(L + 1): "boat"},
                             legend=text.legend(self))
+
+    def ranked_returns(self, first: int) -> tuple[float, ...]:
+        """The returns when the seats of the bits ``first`` are ranked first (1 << seat;
+        all of them: a draw), made once per game and set of seats."""
+        returns = self._ranked.get(first)
+        if returns is None:
+            seats = self.num_seats
+            returns = (0.0,) * seats if first == (1 << seats) - 1 else \
+                tuple(1.0 if first >> s & 1 else -1.0 for s in range(seats))
+            self._ranked[first] = returns
+        return returns
 
     def new_initial_state(self, seed=None) -> "CartagenaState":
         return CartagenaState(self, seed)
@@ -500,6 +515,31 @@ class CartagenaState(KernelState):
         if self._log[0]:                         # a card was drawn (see undo_floor)
             self.drew_at = len(self.history) + 1
 
+    # A searcher's walk (MCTS._iterate_listed): the legal actions in an array, and a move
+    # that gives the next ones in the same kernel call (the rules of apply and legal)
+    def search_listed(self) -> tuple[int, int, np.ndarray]:
+        """``current_player()``, the number of legal actions and the array that holds
+        them first (this state's own: the next :meth:`search_step` rewrites it)."""
+        player = self.current_player()
+        count = K.legal(self.buf, self.game.cfg, self._out) if player >= 0 else 0
+        return player, count, self._out
+
+    def search_step(self, action: int, player: int) -> tuple[int, int]:
+        """``apply_unchecked(action, None, player)`` for an action of the listed ones
+        (``player``: the seat to act), then :meth:`search_listed`'s player and count."""
+        if self.knowledge is not None:           # a real game's copy: its seats' knowledge
+            self.apply_unchecked(action, None, player)
+            return self.search_listed()[:2]
+        listed = K.apply_listed(self.buf, self.game.cfg, action, self._log, self._out)
+        if self.sampled_for is not None:         # a sample played on: no longer its view
+            self.sampled_for = self._deal_arrays = None
+        if listed & 1:                           # a card was drawn (see undo_floor)
+            self.drew_at = len(self.history) + 1
+        self.history.append(_new_tuple(Move, (player, action)))   # Move(player, action)
+        if listed & 2:
+            return TERMINAL, 0
+        return listed >> 2 & 15, listed >> 6
+
     def _apply_seen(self, action: int) -> list[tuple]:
         """Apply ``action``; return the card events it made, for the seats' knowledge."""
         game = self.game
@@ -547,21 +587,16 @@ class CartagenaState(KernelState):
         return self._ranking_keys(self.buf)[seat]
 
     def _ranking_keys(self, buf) -> list[tuple[int, int]]:
-        """Every seat's :meth:`ranking_key` in the position ``buf``."""
-        game = self.game
-        width, start = game.L + 2, game.layout["mine"]
-        mines = buf[start:start + game.num_seats * width].reshape(game.num_seats, width)
-        return list(zip(mines[:, width - 1].tolist(), mines.dot(game.places).tolist()))
+        """Every seat's :meth:`ranking_key` in the position ``buf`` (the kernel's)."""
+        keys = np.empty((self.game.num_seats, 2), dtype=np.int64)
+        K.ranking_keys(buf, self.game.cfg, keys)
+        return [tuple(key) for key in keys.tolist()]
 
     def _first(self, buf=None) -> list[int]:
         """The seats ranked first at the end (several on an exact tie; all when all tie),
         in this position or the finished one ``buf``."""
-        buf = self.buf if buf is None else buf
-        if buf[K.M_OVER] == K.OVER_WIN:
-            return [int(buf[K.M_WINNER])]
-        keys = self._ranking_keys(buf)
-        best = max(keys)
-        return [s for s, key in enumerate(keys) if key == best]
+        bits = K.first_ranked(self.buf if buf is None else buf, self.game.cfg)
+        return [s for s in range(self.game.num_seats) if bits >> s & 1]
 
     def winners(self) -> list[int]:
         """The seats ranked first at the end; none when every seat ties (a draw)."""
@@ -577,10 +612,7 @@ class CartagenaState(KernelState):
 
     def _ranked_returns(self, buf) -> list[float]:
         """The returns of the finished position ``buf`` (over by the rules, no resignation)."""
-        first, seats = self._first(buf), self.game.num_seats
-        if len(first) == seats:
-            return [0.0] * seats
-        return [1.0 if s in first else -1.0 for s in range(seats)]
+        return list(self.game.ranked_returns(K.first_ranked(buf, self.game.cfg)))
 
     def scores(self) -> dict:
         """Pirates in the boat per seat name (the first key of the K-A7 ranking; equal
@@ -622,16 +654,11 @@ class CartagenaState(KernelState):
         """Random play to the end, or for ``max_turns`` more turns, then ranked (K-A7)."""
         if self.is_terminal():
             return self.returns()
-        cfg = self.game.cfg
-        if max_turns is not None:
-            cfg = cfg.copy()
-            cfg[K.C_MAX_TURNS] = min(cfg[K.C_MAX_TURNS], int(self.buf[K.M_TURNS]) + max_turns)
-        buf = self.buf.copy()                    # the position is all the playout needs
-        K.seed_rng(buf, seed)
-        K.playout(buf, cfg, seed)
-        if buf[K.M_OVER] == 0:
-            buf[K.M_OVER] = K.OVER_CAP
-        return self._ranked_returns(buf)
+        game = self.game
+        cap = game.turn_cap if max_turns is None else \
+            min(game.turn_cap, int(self.buf[K.M_TURNS]) + max_turns)
+        # the playout runs on a copy of the buffer alone: the position is all it needs
+        return list(game.ranked_returns(K.rollout(self.buf, game.cfg, seed, cap)))
 
     # Views ------------------------------------------------------------------------
     def _cards(self, counts) -> dict:

@@ -66,7 +66,13 @@ def num_actions(cfg):
 @njit(cache=True, inline="always")
 def encode(cfg, kind, symbol, x):
     """The action of ``kind`` with its symbol (PLAY, DISCARD) and position (PLAY, BACK)."""
-    S, A = cfg[C_S], cfg[C_L] + 1
+    return _encode(cfg[C_S], cfg[C_L] + 1, kind, symbol, x)
+
+
+@njit(cache=True, inline="always")
+def _encode(S, A, kind, symbol, x):
+    """:func:`encode` with the configuration's ``S`` and ``A = L + 1`` already read (a
+    loop that writes to an array would read them from ``cfg`` at every step)."""
     if kind == PLAY:
         return symbol * A + x
     if kind == BACK:
@@ -136,7 +142,7 @@ def seed_rng(buf, seed):
     _store_rng(buf, rng_seed(seed))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def forward_target(buf, cfg, x, s):
     """Where a token at x goes with symbol s: the first empty s space after x, else the end."""
     L = cfg[C_L]
@@ -147,55 +153,87 @@ def forward_target(buf, cfg, x, s):
     return L + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _retreat_over(target, y, tokens, block):
+    """:func:`back_target` for a token just above space ``y``, from ``target``, the one
+    for a token at ``y``, and the ``tokens`` on ``y``: a space with 1 or 2 tokens is
+    the target; a full one (3) blocks the retreat (``block``) or is skipped."""
+    if tokens > 0:
+        if tokens < 3:
+            target = y
+        elif block:
+            target = -1
+    return target
+
+
+@njit(cache=True, inline="always")
 def back_target(buf, cfg, x):
-    """Where a token at x retreats to, or -1 if it cannot (RULES §3.2, K-A1, K-A2)."""
-    o_occ = META + cfg[C_L] + 2
-    for y in range(x - 1, 0, -1):
-        k = buf[o_occ + y]
-        if k == 0:
-            continue
-        if k < 3:
-            return y
-        if cfg[C_SKIP] == 0:
-            return -1
-    return -1
+    """Where a token at x retreats to, or -1 if it cannot (RULES §3.2, K-A1, K-A2): the
+    nearest space behind it with 1 or 2 tokens, full spaces blocking or skipped."""
+    o_occ, block = META + cfg[C_L] + 2, cfg[C_SKIP] == 0
+    target = -1
+    for y in range(1, x):
+        target = _retreat_over(target, y, buf[o_occ + y], block)
+    return target
 
 
 @njit(cache=True)
 def legal(buf, cfg, out):
-    """Write the legal actions to ``out``; return their number."""
+    """Write the legal actions to ``out`` (``num_actions`` long); return their number.
+
+    In order: while discarding, a discard per symbol held; else the plays (symbol by
+    symbol, then position), the moves back (by position: a token there and a space
+    :func:`back_target` allows), then ``end`` once this turn has an action, else
+    ``pass`` where nothing else is legal (or passing is voluntary).
+
+    Written with few branches that depend on the position (random play mispredicts
+    them): ``out`` first holds the positions with a token and the symbols held,
+    and the loops count instead of testing.
+    """
     if buf[M_OVER]:
         return 0
     L, S, p = cfg[C_L], cfg[C_S], buf[M_TO_MOVE]
+    A = L + 1
     o_track, o_occ, o_mine, o_hand, o_discard, o_pile = _offsets(cfg)
+    hand = o_hand + p * S
     k = 0
     if buf[M_DISCARDING]:
         for s in range(S):
-            if buf[o_hand + p * S + s] > 0:
-                out[k] = encode(cfg, DISCARD, s, 0)
-                k += 1
+            out[k] = _encode(S, A, DISCARD, s, 0)
+            k += buf[hand + s] > 0
         return k
     mine = o_mine + p * (L + 2)
+    places = 0                                   # out[:places]: positions 0..L with a token
+    for x in range(L + 1):
+        out[places] = x
+        places += buf[mine + x] > 0
+    held = 0                                     # then the symbols held
     for s in range(S):
-        if buf[o_hand + p * S + s] > 0:
-            for x in range(L + 1):
-                if buf[mine + x] > 0:
-                    out[k] = encode(cfg, PLAY, s, x)
-                    k += 1
-    top = L + 1 if cfg[C_FROM_END] else L
-    for x in range(1, top + 1):
-        if buf[mine + x] > 0 and back_target(buf, cfg, x) > 0:
-            out[k] = encode(cfg, BACK, 0, x)
+        out[places + held] = s
+        held += buf[hand + s] > 0
+    first = places + held                        # the plays after them ...
+    k = first
+    for i in range(held):
+        s = out[places + i]
+        for j in range(places):
+            out[k] = _encode(S, A, PLAY, s, out[j])
             k += 1
+    k -= first
+    for i in range(k):                           # ... moved to the front
+        out[i] = out[first + i]
+    target = -1                                  # back_target(x), kept as x goes up
+    block = cfg[C_SKIP] == 0
+    for x in range(1, (L + 1 if cfg[C_FROM_END] else L) + 1):
+        out[k] = _encode(S, A, BACK, 0, x)
+        k += (target > 0) & (buf[mine + x] > 0)
+        target = _retreat_over(target, x, buf[o_occ + x], block)
     if buf[M_DONE] > 0:
-        out[k] = encode(cfg, END, 0, 0)
+        out[k] = _encode(S, A, END, 0, 0)
         k += 1
     elif k == 0 or cfg[C_VOLUNTARY]:
-        out[k] = encode(cfg, PASS, 0, 0)
+        out[k] = _encode(S, A, PASS, 0, 0)
         k += 1
     return k
-
 
 
 @njit(cache=True)
@@ -315,6 +353,19 @@ def apply_logged(buf, cfg, action, log):
     _act(buf, cfg, action, log)
 
 
+@njit(cache=True)
+def apply_listed(buf, cfg, action, log, out):
+    """:func:`apply_logged`, then :func:`legal` of the position it leaves, in one call
+    (a searcher's step). Returns ``count << 6 | to_move << 2 | over << 1 | drew``: the
+    number of legal actions now in ``out`` (0 once the game is over), the seat to
+    move, whether the game is over and whether cards were drawn (``log`` has events)."""
+    _act(buf, cfg, action, log)
+    drew = 1 if log[0] else 0
+    if buf[M_OVER]:
+        return 2 | drew
+    return legal(buf, cfg, out) << 6 | buf[M_TO_MOVE] << 2 | drew
+
+
 @njit(cache=True, inline="always")
 def _act(buf, cfg, action, log):
     L, S, p = cfg[C_L], cfg[C_S], buf[M_TO_MOVE]
@@ -368,6 +419,56 @@ def playout(buf, cfg, seed):
         apply(buf, cfg, out[rng_below(s, k)])
         moves += 1
     return moves
+
+
+@njit(cache=True)
+def ranking_keys(buf, cfg, keys):
+    """Write each seat's K-A7 ranking key to ``keys`` (seats x 2): its tokens in the
+    boat, then the sum of its tokens' positions."""
+    L, NP = cfg[C_L], cfg[C_NP]
+    o_mine = META + 2 * (L + 2)
+    for p in range(NP):
+        at = o_mine + p * (L + 2)
+        total = 0
+        for x in range(1, L + 2):
+            total += x * buf[at + x]
+        keys[p, 0] = buf[at + L + 1]
+        keys[p, 1] = total
+
+
+@njit(cache=True)
+def first_ranked(buf, cfg):
+    """The seats ranked first in the finished position ``buf``, as bits (seat p: 1 << p):
+    the winner of a won game, else those of the highest :func:`ranking_keys`."""
+    if buf[M_OVER] == OVER_WIN:
+        return 1 << buf[M_WINNER]
+    NP = cfg[C_NP]
+    keys = np.empty((NP, 2), dtype=np.int64)
+    ranking_keys(buf, cfg, keys)
+    best = 0
+    for p in range(1, NP):
+        if keys[p, 0] > keys[best, 0] or keys[p, 0] == keys[best, 0] and \
+                keys[p, 1] > keys[best, 1]:
+            best = p
+    bits = 0
+    for p in range(NP):
+        if keys[p, 0] == keys[best, 0] and keys[p, 1] == keys[best, 1]:
+            bits |= 1 << p
+    return bits
+
+
+@njit(cache=True)
+def rollout(buf, cfg, seed, cap):
+    """A random :func:`playout` of a copy of ``buf`` (its chance reseeded from ``seed``)
+    to the end or to turn ``cap``, where it is ranked; :func:`first_ranked` of the end."""
+    work = buf.copy()
+    capped = cfg.copy()
+    capped[C_MAX_TURNS] = cap
+    seed_rng(work, seed)
+    playout(work, capped, seed)
+    if work[M_OVER] == 0:
+        work[M_OVER] = OVER_CAP
+    return first_ranked(work, cfg)
 
 
 @njit(cache=True)
