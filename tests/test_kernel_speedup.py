@@ -162,3 +162,86 @@ RECORDED = [
 @pytest.mark.parametrize("spec, count, expected", RECORDED)
 def test_seeded_playouts_end_as_before(spec, count, expected):
     assert _outcomes(spec, count) == expected
+
+
+def _outcome(buf, n):
+    """What a playout decides: the board, the move order (the empty list ends as the
+    placements in reverse), scores and turn, the groups (by root), their sizes,
+    boxes and owner marks, and the stone rows."""
+    P = n * n
+    roots = [CK.group_root(buf, n, x) if buf[CK.META + x] else -1 for x in range(P)]
+    arrays = [CK.A_BOARD, CK.A_SIZE, CK.A_MINR, CK.A_MAXR, CK.A_MINC, CK.A_MAXC, CK.A_OWNER,
+              CK.A_EMPTY, CK.A_EPOS]
+    return (buf[:CK.META].tolist(), roots, [CK.array(buf, n, k).tolist() for k in arrays],
+            CK.array(buf, n, CK.A_ROWS)[:2 * n].tolist())
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 17, 26])
+def test_playout_settling_claims_at_the_end_matches_placing_move_by_move(n):
+    """The playout settles the claims once the board is full; the same seeds placed move
+    by move (the kernel's own stepwise playout) end the same, from the empty board and
+    from positions part-way through, with the button and without."""
+    rng = random.Random(100 + n)
+    count = 300 if n <= 11 else 40
+    for button in ("on", "off"):
+        game = boardlab.make(f"carteso(size={n},button={button})")
+        state = game.new_initial_state()
+        nbr, diag = game.topology.nbr, game.topology.diag
+        starts = [state.buf.copy()]
+        for fill in (0.2, 0.5, 0.8):
+            buf = state.buf.copy()
+            cells = list(range(n * n))
+            rng.shuffle(cells)
+            for cell in cells[:int(fill * n * n)]:
+                CK.place(buf, state.scratch, n, nbr, diag, cell, rng.choice((1, 2)))
+            starts.append(buf)
+        for i in range(count):
+            start = starts[i % len(starts)]
+            fast, steps = start.copy(), start.copy()
+            moves = CK.playout(fast, state.scratch, n, nbr, diag, 5000 + i)
+            assert CK._playout_steps(steps, state.scratch, n, nbr, diag, 5000 + i) == moves
+            assert _outcome(fast, n) == _outcome(steps, n), (n, button, i)
+            if i % 25 == 0:
+                _check_position(fast, n)
+
+
+def test_playout_after_a_set_up_with_other_claims_places_move_by_move():
+    """A hand-made position whose claims are not exactly its finished groups is played
+    out move by move (the claims settled at the end assume they are)."""
+    n = 5
+    game = boardlab.make(f"carteso(size={n})")
+    state = game.new_initial_state()
+    nbr, diag = game.topology.nbr, game.topology.diag
+    buf = state.buf.copy()
+    CK.place(buf, state.scratch, n, nbr, diag, 0, 1)        # a lone corner stone: unfinished
+    CK.claim_at(buf, n, 0, 0)
+    assert not CK._claims_consistent(buf, n)
+    fast, steps = buf.copy(), buf.copy()
+    assert CK.playout(fast, state.scratch, n, nbr, diag, 3) == \
+        CK._playout_steps(steps, state.scratch, n, nbr, diag, 3)
+    assert _outcome(fast, n) == _outcome(steps, n)
+
+
+def test_playout_moves_a_claim_into_the_larger_group_that_absorbs_it():
+    """A claim made during the playout on a group that a larger unclaimed one absorbs
+    later: the mark moves to the new root and stays on the old one (placing move by move
+    does so; random games from the empty board hardly ever get there)."""
+    n = 7
+    game = boardlab.make(f"carteso(size={n})")
+    state = game.new_initial_state()
+    nbr, diag = game.topology.nbr, game.topology.diag
+    buf = state.buf.copy()
+    ell = [r * n for r in range(n)] + list(range(1, n - 1))     # an L, one stone short
+    block = [r * n + c for r in range(2, 6) for c in range(2, 6)]  # 16 stones inside
+    for cell in ell + block:
+        CK.place(buf, state.scratch, n, nbr, diag, cell, 1)
+    assert CK._claims_consistent(buf, n)
+    moved = 0
+    for seed in range(100):
+        fast, steps = buf.copy(), buf.copy()
+        CK.playout(fast, state.scratch, n, nbr, diag, seed)
+        CK._playout_steps(steps, state.scratch, n, nbr, diag, seed)
+        assert _outcome(fast, n) == _outcome(steps, n), seed
+        owner = CK.array(steps, n, CK.A_OWNER)
+        moved += any(owner[x] >= 0 and CK.group_root(steps, n, x) != x for x in range(n * n))
+    assert moved >= 5

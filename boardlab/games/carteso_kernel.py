@@ -12,6 +12,9 @@ group can finish on that side; the other colour loses p from one component,
 which may split or shrink; that component is re-flooded only when a local
 test cannot rule it out. The re-flood grows bit rows (``A_ROWS``: each colour's
 stones as one bit mask per row, n <= 26) rather than visiting cells one by one.
+
+A random playout fills the board first and settles the claims at the end (see
+:func:`playout`): it keeps no components on the way.
 """
 from __future__ import annotations
 
@@ -49,11 +52,28 @@ def buffer_size(n: int) -> int:
 def new_scratch(n: int) -> np.ndarray:
     """Work space for the flood fills: a stamp counter, marks and four queues (the set-up
     flood of :func:`rebuild`; a split keeps its regions' bit rows where the queues are),
-    then five small arrays of MAX_SEARCHES entries.
+    then five small arrays of MAX_SEARCHES entries, then the playout's arrays
+    (``X_`` constants, P entries each).
 
     Not part of the position: states of one size may share it (single thread).
     """
-    return np.zeros(1 + (1 + MAX_SEARCHES) * n * n + 5 * MAX_SEARCHES, dtype=np.int64)
+    return np.zeros(_offline_base(n * n) + X_SIZE * n * n, dtype=np.int64)
+
+
+# The playout's arrays in the work space (see playout and _settle_claims): per group root,
+# the placement since which a part of it spans its bbox and that part's root then (TQ,
+# QS); per cell, its placement (TPLACE, -1: before the playout), the cell of each
+# placement (ORDER), the root that absorbed it and when (BY, AT), the placement that
+# finished its component's bbox (T1); per colour, the reverse union-find (RPAR, RBOX
+# four arrays, PEND: the group whose bbox it has, RSIZE) and when each cell stops
+# being passable (LIVE).
+X_TQ, X_QS, X_TPLACE, X_ORDER, X_BY, X_AT, X_T1, X_RPAR, X_RBOX, X_PEND, X_RSIZE, X_LIVE, \
+    X_SIZE = 0, 1, 2, 3, 4, 5, 6, 7, 9, 17, 19, 21, 23
+
+
+@njit(cache=True, inline="always")
+def _offline_base(P):
+    return 1 + (1 + MAX_SEARCHES) * P + 5 * MAX_SEARCHES
 
 
 @njit(cache=True, inline="always")
@@ -615,11 +635,262 @@ def take_button(buf):
 
 
 @njit(cache=True)
+def _claims_consistent(buf, n):
+    """Whether exactly the finished groups are claimed (true of every position reached
+    by play; a hand-made set-up may claim otherwise)."""
+    P = n * n
+    if buf[M_NEMPTY] == P:
+        return True
+    ob, opar, oow = _o(A_BOARD, P), _o(A_PARENT, P), _o(A_OWNER, P)
+    for x in range(P):
+        c = buf[ob + x]
+        if c != EMPTY and buf[opar + x] == x:
+            if _same_box(buf, P, x, c - 1, buf[_o(A_COMP + c - 1, P) + x]) \
+                    != (buf[oow + x] >= 0):
+                return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _xfind(scratch, off, x):
+    """Root of ``x`` in a union-find kept at ``scratch[off:]`` (path halving)."""
+    while scratch[off + x] != x:
+        scratch[off + x] = scratch[off + scratch[off + x]]
+        x = scratch[off + x]
+    return x
+
+
+@njit(cache=True)
 def playout(buf, scratch, n, nbr, diag, seed):
     """Random play to the end: uniform placements until full, the button, passes.
 
     Returns the number of moves made.
+
+    The claims are settled once the board is full, from the order of the placements
+    (the same claims, owner marks and scores as placing move by move, which
+    :func:`_playout_steps` does after a set-up whose claims are not exactly its
+    finished groups).
+    The placements join the groups as :func:`place` does. A group G of the full
+    board, with bbox Q, was claimed at the first placement after which (a) one of the
+    groups it is made of spans Q and (b) the component of G's colour that holds G has
+    bbox Q (RULES 1.7a: then that group is finished, and before, none is). (a) is kept
+    with the joins; (b) comes from undoing the placements in reverse order: a
+    colour's components then only join (a union-find), and G's keeps bbox Q until the
+    undo of the placement that made it so.
     """
+    if not _claims_consistent(buf, n):
+        return _playout_steps(buf, scratch, n, nbr, diag, seed)
+    P = n * n
+    oe, opos = _o(A_EMPTY, P), _o(A_EPOS, P)
+    ob, opar, osz, oow = _o(A_BOARD, P), _o(A_PARENT, P), _o(A_SIZE, P), _o(A_OWNER, P)
+    omr, oxr, omc, oxc = _o(A_MINR, P), _o(A_MAXR, P), _o(A_MINC, P), _o(A_MAXC, P)
+    orows = _o(A_ROWS, P)
+    base = _offline_base(P)
+    tq, qs, tplace = base + X_TQ * P, base + X_QS * P, base + X_TPLACE * P
+    order, by, at = base + X_ORDER * P, base + X_BY * P, base + X_AT * P
+    ne = buf[M_NEMPTY]
+    if buf[M_OVER] == 0 and ne > 0:
+        for x in range(P):
+            scratch[tq + x] = -1           # the groups there now: their bbox is as old
+            scratch[qs + x] = x
+            scratch[tplace + x] = -1
+        rowmul = buf[M_ROW_MUL]
+        s = rng_seed(seed)
+        for m in range(ne):
+            s = rng_next(s)
+            r = rng_below(s, 2 * (ne - m))
+            last = ne - m - 1              # take the cell out of the empty list
+            i = r >> 1
+            cell = buf[oe + i]
+            moved = buf[oe + last]
+            buf[oe + i] = moved
+            buf[opos + moved] = i
+            buf[oe + last] = cell
+            buf[opos + cell] = last
+            c = 1 + (r & 1)
+            buf[ob + cell] = c
+            row = (cell * rowmul) >> 16
+            col = cell - row * n
+            buf[orows + (c - 1) * n + row] |= 1 << col
+            buf[opar + cell] = cell
+            buf[osz + cell] = 1
+            buf[omr + cell] = row
+            buf[oxr + cell] = row
+            buf[omc + cell] = col
+            buf[oxc + cell] = col
+            buf[oow + cell] = -1
+            scratch[tq + cell] = m
+            scratch[qs + cell] = cell
+            scratch[tplace + cell] = m
+            scratch[order + m] = cell
+            root = cell
+            for d in range(4):
+                q = nbr[cell, d]
+                if q < 0 or buf[ob + q] != c:
+                    continue
+                rq = find_at(buf, opar, q)
+                if rq == root:
+                    continue
+                a0, a1, a2, a3 = buf[omr + root], buf[oxr + root], buf[omc + root], \
+                    buf[oxc + root]
+                b0, b1, b2, b3 = buf[omr + rq], buf[oxr + rq], buf[omc + rq], buf[oxc + rq]
+                n0, n1, n2, n3 = min(a0, b0), max(a1, b1), min(a2, b2), max(a3, b3)
+                if n0 == a0 and n1 == a1 and n2 == a2 and n3 == a3:
+                    t_new, s_new = scratch[tq + root], scratch[qs + root]
+                elif n0 == b0 and n1 == b1 and n2 == b2 and n3 == b3:
+                    t_new, s_new = scratch[tq + rq], scratch[qs + rq]
+                else:
+                    t_new, s_new = m, -1
+                keep = _merge(buf, P, root, rq)     # (claims made before the playout
+                gone = rq if keep == root else root     # carry over as in place)
+                scratch[by + gone] = keep
+                scratch[at + gone] = m
+                scratch[tq + keep] = t_new
+                scratch[qs + keep] = keep if s_new < 0 else s_new
+                root = keep
+        buf[M_NEMPTY] = 0
+        buf[M_NPLACED] += ne
+        buf[M_PASSES] = 0
+        first_turn = buf[M_TURN]
+        buf[M_TURN] = first_turn ^ (ne & 1)
+        _settle_claims(buf, scratch, n, nbr, ne, first_turn)
+        moves = ne
+    else:
+        moves = 0
+    while buf[M_OVER] == 0:
+        if button_open(buf):
+            take_button(buf)
+        else:
+            pass_turn(buf)
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def _settle_claims(buf, scratch, n, nbr, m, first_turn):
+    """The claims of a playout that filled the board with ``m`` placements (see
+    :func:`playout`), and the components of the full board."""
+    P = n * n
+    ob, opar, osz, oow = _o(A_BOARD, P), _o(A_PARENT, P), _o(A_SIZE, P), _o(A_OWNER, P)
+    omr = _o(A_MINR, P)
+    base = _offline_base(P)
+    tq, qs, tplace = base + X_TQ * P, base + X_QS * P, base + X_TPLACE * P
+    order, by, at = base + X_ORDER * P, base + X_BY * P, base + X_AT * P
+    rbox, t1 = base + X_RBOX * P, base + X_T1 * P
+    # each colour's components of the full board: its groups, each pending (bbox Q);
+    # they are also the components the position keeps (labelled by the group roots)
+    nfree0, nfree1 = 0, 0
+    free0, free1 = _o(A_FREE, P), _o(A_FREE + 1, P)
+    for x in range(P):
+        ci = buf[ob + x] - 1
+        root = find_at(buf, opar, x)
+        scratch[base + (X_RPAR + ci) * P + x] = root
+        buf[_o(A_COMP + ci, P) + x] = root
+        buf[_o(A_COMP + 1 - ci, P) + x] = -1
+        scratch[base + (X_LIVE + ci) * P + x] = P     # passable for its colour throughout,
+        scratch[base + (X_LIVE + 1 - ci) * P + x] = scratch[tplace + x]   # until placed
+        for e in range(4):
+            v = buf[omr + e * P + x]
+            buf[_o(A_CBOX + 4 * ci + e, P) + x] = v
+            scratch[rbox + (4 * ci + e) * P + x] = v
+        scratch[base + (X_PEND + ci) * P + x] = x
+        scratch[base + (X_RSIZE + ci) * P + x] = buf[osz + x]
+        scratch[t1 + x] = -1
+        buf[free0 + nfree0] = x
+        nfree0 += not (ci == 0 and root == x)
+        buf[free1 + nfree1] = x
+        nfree1 += not (ci == 1 and root == x)
+    buf[M_NFREE] = nfree0
+    buf[M_NFREE + 1] = nfree1
+    # undo the placements: the cell joins the other colour's passable set
+    for t in range(m - 1, -1, -1):
+        x = scratch[order + t]
+        ci = 2 - buf[ob + x]               # the other colour's index
+        rp, pend = base + (X_RPAR + ci) * P, base + (X_PEND + ci) * P
+        rsz, live = base + (X_RSIZE + ci) * P, base + (X_LIVE + ci) * P
+        bx = rbox + 4 * ci * P
+        row = (x * buf[M_ROW_MUL]) >> 16
+        col = x - row * n
+        rx = -1                            # x's component, once it has joined one
+        for d in range(4):
+            y = nbr[x, d]
+            if y < 0 or scratch[live + y] <= t:
+                continue
+            ry = _xfind(scratch, rp, y)
+            if rx < 0:                         # x alone joins ry's component
+                scratch[rp + x] = ry
+                scratch[rsz + ry] += 1
+                a0, a1 = scratch[bx + ry], scratch[bx + P + ry]
+                a2, a3 = scratch[bx + 2 * P + ry], scratch[bx + 3 * P + ry]
+                if row < a0 or row > a1 or col < a2 or col > a3:
+                    scratch[bx + ry], scratch[bx + P + ry] = min(a0, row), max(a1, row)
+                    scratch[bx + 2 * P + ry], scratch[bx + 3 * P + ry] = min(a2, col), max(a3, col)
+                    g = scratch[pend + ry]
+                    if g >= 0:
+                        scratch[t1 + g] = t       # its component reached bbox Q at t
+                        scratch[pend + ry] = -1
+                rx = ry
+                continue
+            if ry == rx:
+                continue
+            if scratch[rsz + rx] > scratch[rsz + ry]:
+                rx, ry = ry, rx
+            scratch[rp + rx] = ry            # the smaller component joins the larger
+            scratch[rsz + ry] += scratch[rsz + rx]
+            a0, a1 = scratch[bx + rx], scratch[bx + P + rx]
+            a2, a3 = scratch[bx + 2 * P + rx], scratch[bx + 3 * P + rx]
+            c0, c1 = scratch[bx + ry], scratch[bx + P + ry]
+            c2, c3 = scratch[bx + 2 * P + ry], scratch[bx + 3 * P + ry]
+            b0, b1, b2, b3 = min(a0, c0), max(a1, c1), min(a2, c2), max(a3, c3)
+            keep = -1
+            g = scratch[pend + rx]
+            if g >= 0:
+                if b0 == a0 and b1 == a1 and b2 == a2 and b3 == a3:
+                    keep = g
+                else:
+                    scratch[t1 + g] = t
+            g = scratch[pend + ry]
+            if g >= 0:
+                if b0 == c0 and b1 == c1 and b2 == c2 and b3 == c3:
+                    keep = g
+                else:
+                    scratch[t1 + g] = t
+            scratch[pend + ry] = keep
+            scratch[bx + ry], scratch[bx + P + ry] = b0, b1
+            scratch[bx + 2 * P + ry], scratch[bx + 3 * P + ry] = b2, b3
+            rx = ry
+        if rx < 0:                             # x alone: a component of its own
+            scratch[rp + x] = x
+            scratch[pend + x] = -1
+            scratch[rsz + x] = 1
+            scratch[bx + x] = row
+            scratch[bx + P + x] = row
+            scratch[bx + 2 * P + x] = col
+            scratch[bx + 3 * P + x] = col
+    # the claims made during the playout: at the later of (a) and (b), on the group
+    # that then spans Q; the mark follows it into the groups that absorb it
+    for x in range(P):
+        if buf[opar + x] != x or buf[oow + x] >= 0:
+            continue
+        when = max(scratch[t1 + x], scratch[tq + x])
+        if when < 0:
+            raise AssertionError("a finished group was unclaimed (engine invariant broken)")
+        h = buf[omr + P + x] - buf[omr + x]
+        w = buf[omr + 3 * P + x] - buf[omr + 2 * P + x]
+        owner = VERTICAL if h > w else HORIZONTAL if w > h else 1 - ((first_turn + when) & 1)
+        buf[M_SCORE_V + owner] += buf[osz + x]
+        g = scratch[qs + x]
+        while g != x and scratch[at + g] <= when:
+            g = scratch[by + g]
+        buf[oow + g] = owner
+        while g != x:
+            g = scratch[by + g]
+            buf[oow + g] = owner
+
+
+@njit(cache=True)
+def _playout_steps(buf, scratch, n, nbr, diag, seed):
+    """:func:`playout`, placing move by move."""
     P = n * n
     oe = _o(A_EMPTY, P)
     s = rng_seed(seed)
@@ -629,7 +900,7 @@ def playout(buf, scratch, n, nbr, diag, seed):
         if ne > 0:
             s = rng_next(s)
             r = rng_below(s, 2 * ne)
-            _place(buf, scratch, n, nbr, buf[oe + (r >> 1)], 1 + (r & 1))
+            place(buf, scratch, n, nbr, diag, np.int64(buf[oe + (r >> 1)]), 1 + (r & 1))
         elif button_open(buf):
             take_button(buf)
         else:
