@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything (first time: Python packages into .venv and, as root, the Debian
-# packages the tests use) and run the whole test suite, browser tests included, on 2 processes.
+# packages the tests use) and run the whole test suite, browser tests included, on 3 processes
+# (on 2 cores too: the server, browser and soak tests spend much of their time waiting).
 # Extra arguments go to pytest, e.g.  ./test.sh -k carteso
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -8,4 +9,4 @@ bash scripts/system-packages.sh
 bash scripts/setup-env.sh "[test]"
 # the engines changed since the install are compiled once here, not in every test process
 .venv/bin/python -m boardlab.warmup || echo "test.sh: the warm-up failed (see above)" >&2
-exec .venv/bin/python -m pytest -n 2 --dist loadgroup -q "$@" tests
+exec .venv/bin/python -m pytest -n 3 --dist loadgroup -q "$@" tests

@@ -1,10 +1,14 @@
 """Which head of a network helps or hurts a search (docs/learning.md).
 
     python scripts/net_variants.py KIND GAMES [--spec 'carteso(size=9)'] [--iterations 200]
+        [--net FILE] [--first N]
 
 KIND is one of: ``priors`` (PUCT over the network's priors, rollouts for values),
 ``value`` (UCT, the network's value instead of rollouts), ``uniform`` (PUCT over equal
-priors, rollouts for values). Our side plays first in the even-numbered games; game i
+priors, rollouts for values), ``both`` (PUCT over the network's priors and its value:
+``mcts(evaluator=net)``), ``mix`` (UCT, the mean of the network's value and a
+rollout's). ``--net``: a network file (default: the one shipped for the
+spec); ``--first``: the number of the first game (to split a run over processes). Our side plays first in the even-numbered games; game i
 is seeded i (ours) and 1000 + i (the plain ``mcts``). Prints the points after each game.
 """
 from __future__ import annotations
@@ -19,11 +23,16 @@ from boardlab.agents.evaluators import RolloutEvaluator
 from boardlab.learn.net import NetworkEvaluator, load_network
 
 
-def evaluator(kind: str, game):
-    net, rollout = NetworkEvaluator(game, load_network(game)), RolloutEvaluator()
+def evaluator(kind: str, game, name: str = ""):
+    net, rollout = NetworkEvaluator(game, load_network(game, name)), RolloutEvaluator()
+    if kind == "both":
+        return net
 
     class Variant:
         def evaluate(self, state, rng):
+            if kind == "mix":               # AlphaGo's leaf value: half each
+                return [(a + b) / 2 for a, b in zip(net.evaluate(state, rng),
+                                                     rollout.evaluate(state, rng))]
             return net.evaluate(state, rng) if kind == "value" else rollout.evaluate(state, rng)
 
     class Guided(Variant):
@@ -32,19 +41,21 @@ def evaluator(kind: str, game):
                 np.zeros(game.num_actions, dtype=np.float32)
             return self.evaluate(state, rng), logits
 
-    return Variant() if kind == "value" else Guided()
+    return Variant() if kind in ("value", "mix") else Guided()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=("priors", "value", "uniform"))
+    parser.add_argument("kind", choices=("priors", "value", "mix", "uniform", "both"))
     parser.add_argument("games", type=int)
     parser.add_argument("--spec", default="carteso(size=9)")
     parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--net", default="")
+    parser.add_argument("--first", type=int, default=0)
     args = parser.parse_args()
     game = boardlab.make(args.spec)
-    ours_eval, points = evaluator(args.kind, game), 0.0
-    for i in range(args.games):
+    ours_eval, points = evaluator(args.kind, game, args.net), 0.0
+    for i in range(args.first, args.first + args.games):
         ours = i % 2
         state = game.new_initial_state(seed=i)
         agents = {ours: MCTS(game, ours, seed=i, evaluator=ours_eval, iterations=args.iterations),
@@ -53,7 +64,8 @@ def main() -> None:
             seat = state.current_player()
             state.apply(agents[seat].act(state.view(seat)))
         points += (state.returns()[ours] + 1) / 2
-        print(f"{args.kind}: game {i + 1}/{args.games}, {points:g} points", flush=True)
+        print(f"{args.kind}: game {i + 1 - args.first}/{args.games} (number {i}), "
+              f"{points:g} points", flush=True)
 
 
 if __name__ == "__main__":
