@@ -651,15 +651,6 @@ def _claims_consistent(buf, n):
     return True
 
 
-@njit(cache=True, inline="always")
-def _xfind(scratch, off, x):
-    """Root of ``x`` in a union-find kept at ``scratch[off:]`` (path halving)."""
-    while scratch[off + x] != x:
-        scratch[off + x] = scratch[off + scratch[off + x]]
-        x = scratch[off + x]
-    return x
-
-
 @njit(cache=True)
 def playout(buf, scratch, n, nbr, diag, seed):
     """Random play to the end: uniform placements until full, the button, passes.
@@ -689,6 +680,7 @@ def playout(buf, scratch, n, nbr, diag, seed):
     tq, qs, tplace = base + X_TQ * P, base + X_QS * P, base + X_TPLACE * P
     order, by, at = base + X_ORDER * P, base + X_BY * P, base + X_AT * P
     ne = buf[M_NEMPTY]
+    moves = 0
     if buf[M_OVER] == 0 and ne > 0:
         for x in range(P):
             scratch[tq + x] = -1           # the groups there now: their bbox is as old
@@ -755,8 +747,14 @@ def playout(buf, scratch, n, nbr, diag, seed):
         buf[M_TURN] = first_turn ^ (ne & 1)
         _settle_claims(buf, scratch, n, nbr, ne, first_turn)
         moves = ne
-    else:
-        moves = 0
+    return moves + _end_turns(buf)
+
+
+@njit(cache=True, inline="always")
+def _end_turns(buf):
+    """A playout's moves once the board is full: the button if it is open, then passes
+    to the end; returns how many."""
+    moves = 0
     while buf[M_OVER] == 0:
         if button_open(buf):
             take_button(buf)
@@ -816,7 +814,7 @@ def _settle_claims(buf, scratch, n, nbr, m, first_turn):
             y = nbr[x, d]
             if y < 0 or scratch[live + y] <= t:
                 continue
-            ry = _xfind(scratch, rp, y)
+            ry = find_at(scratch, rp, y)
             if rx < 0:                         # x alone joins ry's component
                 scratch[rp + x] = ry
                 scratch[rsz + ry] += 1
@@ -895,18 +893,12 @@ def _playout_steps(buf, scratch, n, nbr, diag, seed):
     oe = _o(A_EMPTY, P)
     s = rng_seed(seed)
     moves = 0
-    while buf[M_OVER] == 0:
-        ne = buf[M_NEMPTY]
-        if ne > 0:
-            s = rng_next(s)
-            r = rng_below(s, 2 * ne)
-            place(buf, scratch, n, nbr, diag, np.int64(buf[oe + (r >> 1)]), 1 + (r & 1))
-        elif button_open(buf):
-            take_button(buf)
-        else:
-            pass_turn(buf)
+    while buf[M_OVER] == 0 and buf[M_NEMPTY] > 0:    # nobody passes while points are empty
+        s = rng_next(s)
+        r = rng_below(s, 2 * buf[M_NEMPTY])
+        place(buf, scratch, n, nbr, diag, np.int64(buf[oe + (r >> 1)]), 1 + (r & 1))
         moves += 1
-    return moves
+    return moves + _end_turns(buf)
 
 
 @njit(cache=True)
