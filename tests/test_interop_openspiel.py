@@ -244,3 +244,26 @@ def test_the_benchmark_script_plays_and_scores():
     score, games = script.bench("carteso(size=3)", 2, "mcts(iterations=50)",
                                 "openspiel(bot=random)", seed=0)
     assert games == 2 and 0 <= score <= 2
+
+
+def test_the_benchmark_script_records_each_game_and_resumes(tmp_path, capsys):
+    import importlib.util
+    import json
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "scripts" / "interop_bench.py"
+    spec = importlib.util.spec_from_file_location("interop_bench", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "bench.jsonl"
+    args = ("carteso(size=3)", 3, "mcts(iterations=30)", "openspiel(bot=random)")
+    score, games = script.bench(*args, seed=4, out=str(out))
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert games == 3 and sorted(r["game"] for r in records) == [0, 1, 2]
+    assert [r["our_side"] for r in sorted(records, key=lambda r: r["game"])] == [0, 1, 0]
+    assert score == sum(r["score"] for r in records)
+    capsys.readouterr()
+    again = script.bench(*args, seed=4, out=str(out))         # resumed: nothing to play
+    assert again == (score, 3) and len(out.read_text().splitlines()) == 3
+    assert "3 games already in" in capsys.readouterr().out
+    script.bench(args[0], 4, *args[2:], seed=4, out=str(out))  # one more game only
+    assert len(out.read_text().splitlines()) == 4
