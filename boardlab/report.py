@@ -32,10 +32,10 @@ from .core.registry import game_class, make
 SECTIONS = ("first-seat", "komi", "speed", "levels")
 TITLES = {"first-seat": "First-seat win rate by strength", "komi": "Fair komi by size",
           "speed": "Speed", "levels": "Levels compared"}
-DEFAULT_STRENGTHS = ("mcts(level=1)", "mcts(level=2)", "mcts(level=3)")
-DEFAULT_STRONG = "mcts(level=3)"
+DEFAULT_STRENGTHS = ("mcts(level=1)", "mcts(level=3)", "mcts(level=5)")
+DEFAULT_STRONG = "mcts(level=5)"
 DEFAULT_SIZES = (5, 7, 9, 11, 13)
-DEFAULT_LEVELS = (1, 2, 3)
+DEFAULT_LEVELS = (1, 2, 3, 4, 5)
 SIZE_OPTION = "size"          # the declared option the komi section varies
 BENCH_RUNS = 3                # runs of the kernel benchmark (the median is reported)
 

@@ -592,21 +592,33 @@ def test_unknown_agent_error_is_exported_by_boardlab():
 
 
 def test_levels_set_the_budget():
+    """Every level is a number of simulations and no clock (docs/agents.md, "Levels")."""
     game = boardlab.make("carteso(size=5)")
-    assert make_agent("mcts(level=1)", game, 0).options["iterations"] == 50
-    assert make_agent("mcts(level=2)", game, 0).options["iterations"] == 300
-    for level in (3, 4, 5):
-        options = make_agent(f"mcts(level={level})", game, 0).options
-        assert options["time"] > 0 and options["iterations"] == 0
-    assert make_agent("mcts(level=3)", game, 0).options["time"] == pytest.approx(0.3)
+    budgets = [make_agent(f"mcts(level={level})", game, 0).options for level in range(1, 6)]
+    assert [options["iterations"] for options in budgets] == [50, 120, 250, 500, 1000]
+    assert all(options["time"] == 0 for options in budgets)
+    assert make_agent("ismcts(level=3)", game, 0).options["iterations"] == 250
     assert make_agent("mcts(time=0,iterations=0)", game, 0).options["iterations"] > 0
+
+
+@isolated(timeout=120)
+def test_a_level_plays_the_same_moves_under_a_seed():
+    """No clock in a level: the same seed gives the same move, however long it took."""
+    game = boardlab.make("carteso(size=5)")
+    state = game.new_initial_state()
+    moves = set()
+    for _ in range(2):
+        agent = make_agent("mcts(level=2)", game, 0, seed=3)
+        moves.add(agent.act(state.view(0)))
+        assert agent.iterations_done <= 120
+    assert len(moves) == 1
 
 
 @isolated(timeout=60)
 def test_a_time_budget_is_kept():
     game = boardlab.make("carteso(size=5)")
     state = game.new_initial_state()
-    agent = make_agent("mcts(level=3)", game, 0, seed=1)
+    agent = make_agent("mcts(time=0.3)", game, 0, seed=1)
     start = time.perf_counter()
     action = agent.act(state.view(0))
     elapsed = time.perf_counter() - start
