@@ -33,7 +33,16 @@ def warm_game(spec: str, seed: int = 1) -> int:
             make_agent(agent_spec, game, seat, seed=seed).act(state.view(seat))
     while not state.is_terminal():
         seat = state.acting_seats()[0]
-        state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+        legal = state.legal_actions_for(seat)
+        if moves % 7 == 0:                 # what players and front ends ask now and then:
+            for viewer in range(game.num_seats):          # views, the notation, and why
+                state.view(viewer)                          # a move is illegal
+            for action in legal[:3]:
+                state.string_to_action(state.action_to_string(action))
+            for action in rng.sample(range(game.num_actions), min(3, game.num_actions)):
+                if action not in legal:
+                    state.illegal_reason(action)
+        state.apply(rng.choice(legal), seat=seat)
         moves += 1
     game.new_initial_state(seed=seed).rollout(seed)
     game.bench_playouts(2, seed)
