@@ -691,14 +691,8 @@ def playout(buf, scratch, n, nbr, diag, seed):
         for m in range(ne):
             s = rng_next(s)
             r = rng_below(s, 2 * (ne - m))
-            last = ne - m - 1              # take the cell out of the empty list
-            i = r >> 1
-            cell = buf[oe + i]
-            moved = buf[oe + last]
-            buf[oe + i] = moved
-            buf[opos + moved] = i
-            buf[oe + last] = cell
-            buf[opos + cell] = last
+            cell = buf[oe + (r >> 1)]
+            drop_empty(buf, oe, opos, M_NEMPTY, cell)
             c = 1 + (r & 1)
             buf[ob + cell] = c
             row = (cell * rowmul) >> 16
@@ -740,7 +734,6 @@ def playout(buf, scratch, n, nbr, diag, seed):
                 scratch[tq + keep] = t_new
                 scratch[qs + keep] = keep if s_new < 0 else s_new
                 root = keep
-        buf[M_NEMPTY] = 0
         buf[M_NPLACED] += ne
         buf[M_PASSES] = 0
         first_turn = buf[M_TURN]
@@ -762,6 +755,17 @@ def _end_turns(buf):
             pass_turn(buf)
         moves += 1
     return moves
+
+
+@njit(cache=True, inline="always")
+def _still_pending(scratch, t1, t, g, same_box):
+    """Group ``g`` (-1: none) pending on a component that joins another at undo ``t``:
+    still pending (returned) if the join keeps the component's bbox, else its component
+    reached bbox Q at ``t`` (written to ``t1``) and -1."""
+    if g < 0 or same_box:
+        return g
+    scratch[t1 + g] = t
+    return -1
 
 
 @njit(cache=True)
@@ -840,20 +844,11 @@ def _settle_claims(buf, scratch, n, nbr, m, first_turn):
             c0, c1 = scratch[bx + ry], scratch[bx + P + ry]
             c2, c3 = scratch[bx + 2 * P + ry], scratch[bx + 3 * P + ry]
             b0, b1, b2, b3 = min(a0, c0), max(a1, c1), min(a2, c2), max(a3, c3)
-            keep = -1
-            g = scratch[pend + rx]
-            if g >= 0:
-                if b0 == a0 and b1 == a1 and b2 == a2 and b3 == a3:
-                    keep = g
-                else:
-                    scratch[t1 + g] = t
-            g = scratch[pend + ry]
-            if g >= 0:
-                if b0 == c0 and b1 == c1 and b2 == c2 and b3 == c3:
-                    keep = g
-                else:
-                    scratch[t1 + g] = t
-            scratch[pend + ry] = keep
+            kept = _still_pending(scratch, t1, t, scratch[pend + rx],
+                                  b0 == a0 and b1 == a1 and b2 == a2 and b3 == a3)
+            kept_y = _still_pending(scratch, t1, t, scratch[pend + ry],
+                                    b0 == c0 and b1 == c1 and b2 == c2 and b3 == c3)
+            scratch[pend + ry] = kept_y if kept_y >= 0 else kept
             scratch[bx + ry], scratch[bx + P + ry] = b0, b1
             scratch[bx + 2 * P + ry], scratch[bx + 3 * P + ry] = b2, b3
             rx = ry
