@@ -3,9 +3,10 @@
 The kernels are compiled the first time they run, which costs seconds per game on a
 fresh install (about 15 s of CPU for Carteso alone): the first board, the first AI
 move and the first test of each game would wait for the compiler. This plays a short
-seeded game of every configuration a game declares (``conformance_specs``) through the
-protocol, a rollout, the benchmark playouts and a few iterations of the search agents,
-so that every later process loads compiled code instead::
+seeded game of every configuration a game declares (``conformance_specs``, and the
+analysis set-ups of ``setup_examples``) through the protocol, a rollout, the benchmark
+playouts and a few iterations of the search agents (also guided by priors, as with a
+network), so that every later process loads compiled code instead::
 
     python -m boardlab.warmup            # about a minute on a fresh install, seconds after
 
@@ -18,19 +19,38 @@ import random
 import sys
 import time
 
+import numpy as np
+
 from .core.registry import games, make
+
+
+class FlatPriors:
+    """Rollout values and equal priors: a search guided by priors (PUCT, as with a
+    trained network) compiles its own selection kernels."""
+
+    def __init__(self, game):
+        self.logits = np.zeros(game.num_actions, dtype=np.float32)
+
+    def evaluate(self, state, rng):
+        return state.rollout(rng.randrange(2**31), 200)
+
+    def evaluate_with_priors(self, state, rng):
+        return self.evaluate(state, rng), self.logits
 
 
 def warm_game(spec: str, seed: int = 1) -> int:
     """Run every compiled path of ``spec`` once; return the moves played."""
     from .agents import make_agent
+    from .agents.mcts import MCTS
     game = make(spec)
     rng, moves = random.Random(seed), 0
     state = game.new_initial_state(seed=seed)
-    for agent_spec in ("mcts(iterations=24)", "ismcts(iterations=24)"):
-        seat = state.acting_seats()[0] if not state.is_terminal() else None
-        if seat is not None:
+    seat = state.acting_seats()[0] if not state.is_terminal() else None
+    if seat is not None:
+        for agent_spec in ("mcts(iterations=24)", "ismcts(iterations=24)"):
             make_agent(agent_spec, game, seat, seed=seed).act(state.view(seat))
+        MCTS(game, seat, seed=seed, evaluator=FlatPriors(game),
+             iterations=24).act(state.view(seat))
     while not state.is_terminal():
         seat = state.acting_seats()[0]
         legal = state.legal_actions_for(seat)
@@ -54,7 +74,7 @@ def warm_up(out=sys.stderr) -> float:
     start = time.monotonic()
     for cls in games():
         began = time.monotonic()
-        specs = cls.conformance_specs or (cls.name,)
+        specs = (cls.conformance_specs or (cls.name,)) + cls.setup_examples
         for spec in specs:
             warm_game(spec)
         print(f"  {cls.name}: {len(specs)} configuration(s), {time.monotonic() - began:.1f} s",

@@ -37,6 +37,9 @@ from boardlab.core.game import Game, State
 AGENT_SPECS = ("random", "greedy", "mcts(iterations=20)", "ismcts(iterations=20)",
                "mcts(level=1)", "mcts(iterations=20,evaluator=heuristic)")
 SEARCH_SPECS = AGENT_SPECS[1:]
+# the whole-game matrix leaves out the level: mcts(level=1) is mcts(iterations=50), the same
+# search as mcts(iterations=20) on a larger budget (the checks below still run it everywhere)
+MATRIX_SPECS = tuple(spec for spec in AGENT_SPECS if spec != "mcts(level=1)")
 MAX_AGENT_MOVES = 25  # the agent's own moves per game; random play finishes long games
 AGENT_SECONDS = 1.0   # ... and no more after this much search time (once it made 3 moves)
 
@@ -148,7 +151,7 @@ def is_legal_int(action, legal):
 # 1. Legal complete games ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("spec", GAME_SPECS)
-@pytest.mark.parametrize("agent_spec", AGENT_SPECS)
+@pytest.mark.parametrize("agent_spec", MATRIX_SPECS)
 @isolated(timeout=60)
 def test_agent_plays_legal_complete_games_against_random(agent_spec, spec):
     game = boardlab.make(spec)

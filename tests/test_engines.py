@@ -187,11 +187,12 @@ def test_an_engine_that_exits_while_its_child_holds_the_output_forfeits_at_once(
 
 @pytest.mark.parametrize("line, overflows", [("info thinking", False), ("x", True)])
 def test_unread_output_is_capped(monkeypatch, line, overflows):
-    """10 MB written in one go: at most MAX_BUFFER bytes are kept; beyond it ``info``
-    lines are dropped and any other line makes the engine forfeit as ``garbage``."""
+    """2 MB written in one go (32 times the cap set here): at most MAX_BUFFER bytes are kept;
+    beyond it ``info`` lines are dropped and any other line makes the engine forfeit as
+    ``garbage``."""
     from boardlab.agents import external
     monkeypatch.setattr(external, "MAX_BUFFER", 64 * 1024)
-    count = 10_000_000 // (len(line) + 1)
+    count = 2_000_000 // (len(line) + 1)
     process = external.EngineProcess([sys.executable, "-c",
                                       f"import sys; sys.stdout.write({line + chr(10)!r} * "
                                       f"{count})"])

@@ -200,10 +200,15 @@ def test_an_interrupted_soak_kills_its_server_and_removes_its_folder():
 
 
 # The secrets check --------------------------------------------------------------------------
-CARDS = ["cartagena(profile=basic,players=3)", "cartagena(profile=advanced,players=2)",
-         "cartagena(profile=original,players=4)", "cartagena(profile=original,players=5)"]
+# games capped at a few dozen turns (the cap ends and ranks them: the result is revealed as at
+# a natural end); `boardlab soak secrets` plays whole games
+CARDS = ["cartagena(profile=basic,players=3,max_turns=30)",
+         "cartagena(profile=advanced,players=2,max_turns=30)",
+         "cartagena(profile=original,players=4,max_turns=30)",
+         "cartagena(profile=original,players=5,max_turns=30)"]
 SQUARES = ["ctor(size=8,teams=2v2,team_protocol=simultaneous,secret_squares=true,"
-           "secret_count=1)", "ctor(size=8,secret_squares=true,secret_count=2)"]
+           "secret_count=1,max_turns=24)", "ctor(size=8,secret_squares=true,secret_count=2,"
+           "max_turns=24)"]
 
 
 def test_the_secrets_check_finds_no_leak_in_games_over_real_sockets():

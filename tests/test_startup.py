@@ -81,8 +81,10 @@ def test_bench_appends_one_json_line_per_figure(tmp_path, capsys):
 
 def test_the_warm_up_runs_every_registered_game():
     """``python -m boardlab.warmup`` (run by scripts/setup-env.sh after installing) plays
-    every declared configuration of every game: a line per game, moves played in each."""
+    every declared configuration of every game, and its analysis set-ups: a line per game,
+    moves played in each."""
     import io
+    import boardlab
     from boardlab import warmup
     from boardlab.core.registry import games
     out = io.StringIO()
@@ -90,9 +92,15 @@ def test_the_warm_up_runs_every_registered_game():
     lines = out.getvalue().splitlines()
     assert [line.split(":")[0].strip() for line in lines] == [cls.name for cls in games()]
     for cls in games():
-        assert f"{cls.name}: {len(cls.conformance_specs or (cls.name,))} configuration" \
-            in out.getvalue()
+        count = len(cls.conformance_specs or (cls.name,)) + len(cls.setup_examples)
+        assert f"{cls.name}: {count} configuration" in out.getvalue()
     assert warmup.warm_game("carteso(size=4)") > 0
+    for cls in games():                      # every set-up example is a game that goes on
+        assert cls.setup_examples, f"{cls.name} declares no set-up example"
+        for spec in cls.setup_examples:
+            assert boardlab.make(spec).given & {o.name for o in cls.declared_options
+                                                if o.analysis}, spec
+            assert warmup.warm_game(spec) > 0, spec
 
 
 def test_the_search_bench_skips_positions_with_one_legal_move():

@@ -89,6 +89,9 @@ class Game:
     #: the configurations the conformance suite and `boardlab soak reliability` cover
     #: (none declared: the game with its defaults)
     conformance_specs: tuple[str, ...] = ()
+    #: configurations with an analysis set-up (a position given as options), one for each
+    #: kind of set-up the game has: the warm-up plays them too (``boardlab.warmup``)
+    setup_examples: tuple[str, ...] = ()
     #: the formats a finished game's record can be downloaded in ("json" always; a game
     #: that lists "sgf" implements :meth:`sgf`)
     record_formats: tuple[str, ...] = ("json",)

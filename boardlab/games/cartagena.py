@@ -146,6 +146,7 @@ class Cartagena(Game):
     declared_options = OPTIONS
     bench_specs = ("cartagena(profile=basic,players=2)", "cartagena(profile=basic,players=4)",
                    "cartagena(profile=advanced,players=4)")
+    setup_examples = ("cartagena(positions=0,3,9,11/0,9,13,15,hands=DC/HH)",)
     conformance_specs = ("cartagena", "cartagena(players=4)", "cartagena(profile=advanced,"
                          "players=3)", "cartagena(profile=original,players=5)",
                          "cartagena(profile=original,visibility=tortuga,retreat_from_end=true)",

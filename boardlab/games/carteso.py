@@ -126,6 +126,7 @@ class Carteso(TerritoryGame):
     conformance_specs = ("carteso", "carteso(size=5)", "carteso(size=7,button=off,komi=0)",
                          "carteso(size=4,komi_protocol=bid)", "carteso(size=2)")
     bench_specs = ("carteso(size=9)", "carteso(size=11)", "carteso(size=13)")
+    setup_examples = ("carteso(size=5,position=BW.../W..../...../..B../.....,claims=Va5)",)
     declared_options = territory_options(_default_komi)[:1] + (
         Option("button", bool, True, "the button edition (seed 000); off = the older rules "
                "(seed 001)", common=True),) + territory_options(_default_komi)[1:]

@@ -105,6 +105,9 @@ class Ctor(Game):
     description = "teams on a torus: put, move, land and replace chips to own the most squares"
     declared_options = OPTIONS
     bench_specs = ("ctor(size=8)", "ctor(size=10,teams=3v3)")
+    setup_examples = ("ctor(size=8,position=B......./......../......../......../......../"
+                      "......../......../.......W,turn=2)",
+                      "ctor(size=8,secret_squares=true,secrets=1,2,3,4,5/36,7,8,9,10)")
     conformance_specs = tuple(
         f"ctor(size={size},teams={teams}{',secret_squares=true' if secret else ''})"
         for size in (8, 10) for teams in ("1v1", "2v2", "3v3", "1v2", "2v3")

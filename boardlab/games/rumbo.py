@@ -86,6 +86,7 @@ class Rumbo(TerritoryGame):
     conformance_specs = ("rumbo", "rumbo(size=2)", "rumbo(size=5,komi=0.5)",
                          "rumbo(size=6,komi_protocol=bid)")
     bench_specs = ("rumbo(size=9)", "rumbo(size=11)", "rumbo(size=13)")
+    setup_examples = ("rumbo(size=5,position=BW.../W..../...../..B../.....,claims=Ha5)",)
     declared_options = territory_options(_default_komi)
     kernel = K
     rules_summary = (
