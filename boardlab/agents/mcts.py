@@ -367,6 +367,9 @@ class MCTS(Agent):
         Option("solver", bool, True, "prove won and lost positions (games of two sides with "
                "nothing hidden): play a proven win at once, never a proven loss while another "
                "move is not one (e.g. a pass that the reply pass wins)"),
+        Option("workers", int, 1, "processes that search each move at once, each with its "
+               "own tree and seed, their root statistics added up (root parallelism; one "
+               "core each)", minimum=1, maximum=64),
     )
 
     def __init__(self, game, seat, seed=None, evaluator=None, **options):
@@ -376,6 +379,11 @@ class MCTS(Agent):
             options["evaluator"] = evaluator
             evaluator = None
         super().__init__(game, seat, seed=seed, **options)
+        self.given_options = {**options, "workers": 1}   # what each helper process gets
+        self.helpers = None                                # started by the first act
+        if evaluator is not None and self.options["workers"] > 1:
+            raise OptionError(f"agent {self.name!r}: 'workers' needs a named evaluator "
+                              f"(rollout, heuristic or net), not an object of this process")
         if evaluator is None and self.options["evaluator"] == "net":
             from ..learn.features import BoardFeatures
             from ..learn.net import NetworkEvaluator, load_network
@@ -419,6 +427,8 @@ class MCTS(Agent):
         action = pregame_hint(base, self.rng)
         if action is not None:
             return action
+        if self.options["workers"] > 1:
+            return self._parallel_act(base, view, budget, called)
         stats = self._search(base, view, budget, called)
         if not stats:
             return self.rng.choice(legal)
@@ -428,6 +438,42 @@ class MCTS(Agent):
         lost = self.roots[0].lost or ()
         unknown = [a for a in legal if a not in stats and a not in lost]
         return self.rng.choice(unknown) if action in lost and unknown else action
+
+    def summary(self, view: dict, budget: dict | None, called: float, base=None) -> dict:
+        """A search of ``view`` as root parallelism adds it up (``parallel.merge``): the
+        root's ``stats`` (action: visits, summed value), and with the solver the move it
+        would play (``choice``), whether the root is ``proven``, the moves proven ``lost``."""
+        if base is None:
+            base = state_from_view(self.game, view, self.rng)
+        legal = view["legal_actions"]
+        stats = self._search(base, view, budget, called)
+        out = {"stats": {a: (s[0], s[1]) for a, s in stats.items()}, "choice": None,
+               "proven": False, "lost": []}
+        if self.solving and stats:
+            root = self.roots[0]
+            out["choice"] = self._choice(root, base, legal)
+            out["proven"] = root.proven is not None
+            out["lost"] = sorted(a for a in root.lost or () if a in legal)
+        return out
+
+    def _parallel_act(self, base, view, budget, called) -> int:
+        from .parallel import GRACE, Helpers, merge
+        if self.helpers is None:
+            seeds = [self.rng.randrange(2 ** 63) for _ in range(self.options["workers"] - 1)]
+            self.helpers = Helpers(type(self), self.game.spec, self.seat, seeds,
+                                   self.given_options)
+        seconds = self._limits(budget)[0]
+        self.helpers.ask(view, budget, called)
+        try:
+            own = self.summary(view, budget, called, base)
+        finally:         # under a time limit, a helper late by more than GRACE is left out
+            others = self.helpers.gather(called + seconds + GRACE if seconds else None)
+        return merge([own, *others], view["legal_actions"], self.rng)
+
+    def close(self, returns: list[float] | None = None) -> None:
+        if self.helpers is not None:
+            self.helpers.close()
+            self.helpers = None
 
     def analyse(self, view: dict, budget: dict | None = None) -> dict:
         """How the position of ``view`` stands, by the same search as :meth:`act`.
