@@ -67,8 +67,10 @@ class Helpers:
     """
 
     def __init__(self, cls, spec: str, seat: int, seeds: list[int], options: dict):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))}
+        env = dict(os.environ)
+        if not _PACKAGE_ROOT.endswith("-packages"):    # a source tree: the helper finds it
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT,
+                                                             env.get("PYTHONPATH"))))
         self.conns, self.processes, self.tag = [], [], 0
         try:
             for seed in seeds:
