@@ -21,18 +21,17 @@ import time
 
 import numpy as np
 
+from .agents.evaluators import RolloutEvaluator
 from .core.registry import games, make
 
 
-class FlatPriors:
+class FlatPriors(RolloutEvaluator):
     """Rollout values and equal priors: a search guided by priors (PUCT, as with a
     trained network) compiles its own selection kernels."""
 
     def __init__(self, game):
+        super().__init__()
         self.logits = np.zeros(game.num_actions, dtype=np.float32)
-
-    def evaluate(self, state, rng):
-        return state.rollout(rng.randrange(2**31), 200)
 
     def evaluate_with_priors(self, state, rng):
         return self.evaluate(state, rng), self.logits
