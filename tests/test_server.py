@@ -819,7 +819,9 @@ def test_a_rematch_keeps_ai_seats_and_opens_absent_peoples_seats(client):
         ws.send_json({"type": "resign", "seat": 0, "key": "q1"})
         until(ws, lambda m: m["type"] == "update")
         ws.send_json({"type": "rematch"})
-        offer = ws.receive_json()
+        # the server handles this connection's messages in order (the resignation first),
+        # but the AI seat may have moved just before it: that update can come in between
+        offer = until(ws, lambda m: m["type"] == "rematch")
     assert offer["seats"] == [1]
     seats = client.get(f"/api/games/{offer['id']}").json()["seats"]
     assert [seat["kind"] for seat in seats] == ["ai", "human", "open"]
