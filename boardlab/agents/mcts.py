@@ -138,14 +138,15 @@ class Node:
             self.mask = mask
         return mask
 
-    def choose(self, c, rng, puct=None) -> tuple[int, int, bool]:
+    def choose(self, c, rng, puct=None, urgency=0.0) -> tuple[int, int, bool]:
         """One pass: count the tried legal actions available, choose an action.
 
         The proven best action of a proven node; else, where the node has a
         network's ``logits`` and ``puct`` is (c_puct, fpu_reduction), the best by
         PUCT over its priors (``mcts_tree.select_puct``); else an untried legal
-        action (uniformly), else the best by UCB among the legal ones; proven
-        losses only where all are. Returns (action, its slot, whether it was
+        action (uniformly), else the best by UCB among the legal ones (with
+        ``urgency`` > 0 an untried action only while no tried one scores that
+        much by UCB: ``mcts_tree.select``); proven losses only where all are. Returns (action, its slot, whether it was
         untried: it now has a slot with no visit yet).
         """
         where, table, used = self.where, self.table, len(self.slots)
@@ -171,7 +172,7 @@ class Node:
                     k = rng.choice(range(count))
             if (k >= 0 or pick >= 0) and used == table.shape[1]:    # room for a new column
                 table = self.table = np.concatenate((table, np.zeros_like(table)), axis=1)
-            i, slot = tree.select(where, table, mask, c, tree.LOGS, k, pick, used)
+            i, slot = tree.select(where, table, mask, c, tree.LOGS, k, pick, used, urgency)
         action = self.legal[i] if self.acts is None else self.acts.item(i)
         if slot < used:
             return action, slot, False
@@ -341,6 +342,9 @@ class MCTS(Agent):
                "applies, from the spec or --move-time, else 1000; a time alone: no cap)",
                minimum=0),
         Option("c", float, 1.4, "exploration constant of UCB", minimum=0),
+        Option("urgency", float, 0.0, "first-play urgency of UCB: with U > 0 a node tries a "
+               "new move only while no tried move scores U or more (0: every move is tried "
+               "once before any is tried again)", minimum=0),
         Option("evaluator", str, "rollout", "how a new leaf is valued: rollout (random play "
                "through the game's kernel), heuristic (the game's quick estimate) or net (a "
                "trained network's value, its priors guiding the search by PUCT)",
@@ -406,7 +410,7 @@ class MCTS(Agent):
         # Plain UCT where nodes need not stand for one position, in a game whose states
         # list their legal actions in an array: the quicker walk (_iterate_listed).
         self.listed = game.listed_search and not self.fixed and not self.solving \
-            and not self.guided
+            and not self.guided and not self.options["urgency"]
         self.simulations = 0                # over the agent's life: bounds every count
         self.roots, self.root_history = [], None
         self.iterations_done = 0
@@ -706,6 +710,7 @@ class MCTS(Agent):
         if self.listed:
             return self._iterate_listed(root, state)
         c, rng, fixed = self.options["c"], self.rng, self.fixed
+        urgency = self.options["urgency"]
         path, node = [], root
         while True:
             if fixed and node.player is not None:
@@ -733,7 +738,7 @@ class MCTS(Agent):
                     node.know_legal(legal, mover, keep=True)
             elif node.where is None or node.mover != mover:
                 node.know_legal(state.legal_actions_for(mover), mover, keep=False)
-            action, slot, expanding = node.choose(c, rng, self.puct)
+            action, slot, expanding = node.choose(c, rng, self.puct, urgency)
             path.append((node, slot, action, mover))
             node = _child(node, state, action, mover, player)
             if expanding:

@@ -84,13 +84,16 @@ def _ucb(table, s, c, logs):
 
 
 @njit(cache=True)
-def select(where, table, lost, c, logs, k, pick, used):
+def select(where, table, lost, c, logs, k, pick, used, urgency=0.0):
     """One pass through a node: count it, choose a legal position, try it if new.
 
     Every tried legal action gets one more ``AVAILABLE``. The position chosen is
     ``pick`` if it is not negative; else with ``k >= 0`` that of the k-th untried
     action not in ``lost`` (in legal order); else that of the highest UCB score
     among the actions not in ``lost``, which must all be tried (ties: the first).
+    With ``urgency > 0`` (first-play urgency) an untried action is an untried
+    action's score: the k-th untried one is chosen only while no tried action
+    scores ``urgency`` or more, else the best tried one is.
     An untried action chosen gets the column ``used`` (zero visits and value, one
     available), which must exist. Returns (the position, its column).
     """
@@ -101,6 +104,18 @@ def select(where, table, lost, c, logs, k, pick, used):
             table[AVAILABLE, s] += 1.0
     masked = lost.shape[0] == n
     chosen = pick
+    if chosen < 0 and k >= 0 and urgency > 0.0:
+        best_score = -np.inf
+        for i in range(n):
+            if where[i] < 0 or masked and lost[i]:
+                continue
+            score = _ucb(table, where[i], c, logs)
+            if score > best_score:
+                chosen, best_score = i, score
+        if best_score < urgency:
+            chosen = -1                  # no tried action is urgent enough: a new one
+        else:
+            k = -1
     if chosen < 0 and k >= 0:
         for i in range(n):
             if where[i] < 0 and not (masked and lost[i]):
