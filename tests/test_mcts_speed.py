@@ -233,7 +233,7 @@ def test_a_fixed_seed_game_against_greedy_plays_the_recorded_moves(spec, players
 def test_a_long_search_extends_the_log_table_and_still_counts_every_visit():
     state = _states("rumbo(size=5)", 3, 1)
     seat = state.acting_seats()[0]
-    agent = MCTS(state.game, seat, seed=1, iterations=300, early_stop=False)
+    agent = MCTS(state.game, seat, seed=1, iterations=300, early_stop=False, compiled=False)
     agent.simulations = len(mcts_tree.LOGS) - 100        # as if it had searched long before
     agent.act(state.view(seat))
     assert len(mcts_tree.LOGS) > agent.simulations

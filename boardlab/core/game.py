@@ -395,6 +395,13 @@ class State:
         :meth:`search_listed`'s player and count (games that declare ``listed_search``)."""
         raise BoardlabError(f"{self.game.spec} does not list its actions for search")
 
+    def search_kernel(self):
+        """The compiled search's view of this position (``agents.kernel_tree``), or None
+        where the game offers none or it does not apply here (a pre-game phase):
+        ``(kernel module, buffer, scratch, n, nbr, aux, komi in half points, the seat
+        of each side)``, the kernel's ``search_*`` functions taking the middle five."""
+        return None
+
     def played_out(self, seed: int) -> "State":
         """A copy of this state played to the end at random."""
         import random

@@ -86,6 +86,9 @@ class CartesoState(TerritoryState):
     def _play_out(self, seed: int) -> None:
         K.playout(self.buf, self.scratch, self.game.n, self.topo.nbr, self.topo.diag, seed)
 
+    def _search_tables(self):
+        return self.scratch, self.topo.diag
+
     def _bonus(self):
         holder = int(self.buf[K.M_BUTTON])
         return (int(holder == 0), int(holder == 1))

@@ -984,3 +984,38 @@ def claim_at(buf, n, cell, owner):
     root = find(_arr(buf, A_PARENT, P), cell)
     _arr(buf, A_OWNER, P)[root] = owner
     buf[M_SCORE_V + owner] += _arr(buf, A_SIZE, P)[root]
+
+
+# The compiled search's view of a position (``agents.kernel_tree``): the same arguments
+# for every game that has one, ``aux`` being this game's diagonal table. -------------------
+
+@njit(cache=True)
+def search_over(buf):
+    return buf[M_OVER] != 0
+
+
+@njit(cache=True)
+def search_turn(buf):
+    return buf[M_TURN]
+
+
+@njit(cache=True)
+def search_legal(buf, scratch, n, nbr, aux, out):
+    return legal(buf, n, out)
+
+
+@njit(cache=True)
+def search_play(buf, scratch, n, nbr, aux, action):
+    play(buf, scratch, n, nbr, aux, action)
+
+
+@njit(cache=True)
+def search_playout(buf, scratch, n, nbr, aux, seed):
+    playout(buf, scratch, n, nbr, aux, seed)
+
+
+@njit(cache=True)
+def search_lead(buf):
+    """Vertical's lead in half points, komi aside (the button's half point in)."""
+    holder = buf[M_BUTTON]
+    return 2 * (buf[M_SCORE_V] - buf[M_SCORE_H]) + (holder == 0) - (holder == 1)

@@ -17,6 +17,9 @@ from .grid_notation import point_name
 from .territory import TerritoryGame, TerritoryState, territory_options
 
 
+_NO_SCRATCH = np.zeros(1, dtype=np.int64)     # the compiled search's scratch: unused here
+
+
 def _default_komi(options) -> float:
     return 6.0 if options["size"] % 2 else 7.0
 
@@ -73,6 +76,9 @@ class RumboState(TerritoryState):
 
     def _over(self) -> bool:
         return self.buf.item(K.M_NEMPTY) == 0
+
+    def _search_tables(self):
+        return _NO_SCRATCH, self.topo.degree
 
     def _play_out(self, seed: int) -> None:
         K.playout(self.buf, self.game.n, self.topo.nbr, self.topo.degree, seed)

@@ -378,6 +378,17 @@ class TerritoryState(KernelState):
         other._play_out(seed)
         return other.returns()
 
+    def search_kernel(self):
+        tables = self._search_tables()
+        if tables is None or self.phase() != "play":
+            return None
+        return (self.kernel, self.buf, tables[0], self.game.n, self.topo.nbr, tables[1],
+                int(self.komi_half), self.seat_of_side)
+
+    def _search_tables(self):
+        """``(scratch, aux)`` for the kernel's ``search_*`` functions, or None."""
+        return None
+
     def pregame_action(self, seed: int, samples: int = 400) -> int | None:
         """In the komi phase: propose the mean margin of random games (Vertical's lead
         with komi 0), in half points; elsewhere None (search decides)."""
