@@ -748,8 +748,8 @@ RUMBO_WIN = {"position": "BWWBB/.BW.W/.BB.B/W.B.B/WBWWB", "move": "Bd4", "gain":
     ("carteso", CARTESO_WIN, {"button": False, "turn": "vertical"}),
     ("rumbo", RUMBO_WIN, {"turn": "horizontal"}),
 ])
-@pytest.mark.parametrize("agent_spec", ["mcts(iterations=1000)", "ismcts(iterations=1000)",
-                                        "mcts(iterations=300,compiled=false)"])
+@pytest.mark.parametrize("agent_spec", ["mcts(iterations=3000)", "ismcts(iterations=3000)",
+                                        "mcts(iterations=1000,compiled=false)"])
 @isolated(timeout=60)
 def test_search_claims_the_big_group_that_wins(agent_spec, name, setup, options):
     game = boardlab.make(name, size=5, komi=0.5, position=setup["position"], **options)

@@ -206,17 +206,17 @@ def test_the_search_grows_the_tree_of_the_plain_python_uct(spec, agent, plies, i
 # Whole games against moves recorded with the former code ------------------------------------
 
 RECORDED = [    # (spec, players, seed, the moves the former code played)
-    ("carteso(size=5)", ["mcts(iterations=150,evaluator=heuristic)", "greedy"], 3,
+    ("carteso(size=5)", ["mcts(iterations=150,evaluator=heuristic,c=1.4)", "greedy"], 3,
      "button Bc2 Wb3 Bb5 Be1 Bb1 Ba2 We2 Wa3 We4 Wb4 Wd2 Wa5 Wb2 We5 We3 Wd5 pass Wc1 Bd1 "
      "Bc4 Bc3 Wa4 Wd4 Bc5 pass pass"),
-    ("rumbo(size=5)", ["greedy", "mcts(iterations=150,evaluator=heuristic)"], 4,
+    ("rumbo(size=5)", ["greedy", "mcts(iterations=150,evaluator=heuristic,c=1.4)"], 4,
      "Wa3 Ba4 Bc3 Wa5 Wb2 Bb5 Wa2 Wb4 We1 Wc5 Be4 Ba1 Wd1 Wb1 Wd4 We2 Wd2 Bb3 Bc1 Bc2 Be3 "
      "Bc4 Bd3 Be5 Bd5"),
     ("carteso(size=7)", ["mcts(iterations=100,evaluator=heuristic,c=0.5)", "greedy"], 5,
      "Wd6 button Wg4 Bf7 We4 Bc5 Bg5 Bd3 Bg3 Wb2 Wc6 Bb4 Wf2 Bd4 Wc3 Bb1 Bd5 Bf1 Wa2 Ba7 "
      "Bg2 Wb3 Wg7 Bd2 Wg6 Wa1 Bf6 We7 Wa4 Wb6 We2 Be5 Be3 Bc1 Bf3 Be1 Wa6 Bc2 We6 Wc7 Ba5 "
      "Wb5 Bf5 Wf4 Wa3 Bb7 pass Wd7 Bg1 pass pass"),
-    ("rumbo(size=7)", ["mcts(iterations=100,evaluator=heuristic,reuse=false)", "greedy"], 6,
+    ("rumbo(size=7)", ["mcts(iterations=100,evaluator=heuristic,reuse=false,c=1.4)", "greedy"], 6,
      "Wa6 Wf2 Bg2 Wd5 Be4 Wb6 Bf6 Wd4 Wd3 Bg4 Bc6 Wb2 Ba7 Wb7 Wc1 Wb1 Wa4 Bf7 Be1 Be6 Be3 "
      "Wg1 Be5 Bf1 Wg3 Bf3 Bb3 Be2 Wf4 Ba3 Wg5 Wc5 Bf5 Bc2 Wg6 Bd6 Wg7 Wd2 Wc3 We7 Bb4 Bd7 "
      "Ba5 Wb5 Ba1 Bc4 Bd1 Wc7 Ba2"),
@@ -226,7 +226,8 @@ RECORDED = [    # (spec, players, seed, the moves the former code played)
 @pytest.mark.parametrize("spec, players, seed, moves", RECORDED)
 def test_a_fixed_seed_game_against_greedy_plays_the_recorded_moves(spec, players, seed, moves):
     """Recorded before the statistics moved to arrays (solver, early stop and tree reuse
-    on; the heuristic evaluator keeps the record independent of the kernels' playouts)."""
+    on; the heuristic evaluator keeps the record independent of the kernels' playouts;
+    c=1.4, the default then)."""
     assert " ".join(run_game(spec, players, seed).record["moves"]) == moves
 
 

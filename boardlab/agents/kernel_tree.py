@@ -15,7 +15,8 @@ the legal actions, returns how many), ``search_play(..., action)``,
 ``search_playout(..., seed)`` (random play to the end) and ``search_lead(buf)``
 (side 0's lead in half points at the end, before the komi). :func:`simulator`
 compiles the loop below once per kernel module with those six as its globals
-(numba caches it on disk under its own name).
+(numba caches it on disk under a name of its own, which changes with the kernel's
+source).
 
 The tree: node 0 is free, each node keeps its first child and next sibling (the
 tried actions, newest first), the action that led to it, its visits and the sum
@@ -31,6 +32,7 @@ other, 0 for a draw.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import types
 
@@ -314,9 +316,23 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, stamp, path,
 _COMPILED: dict = {}
 
 
+def _stamp(*modules) -> str:
+    """A short digest of the modules' source files."""
+    digest = hashlib.sha1()
+    for module in modules:
+        with open(module.__file__, "rb") as source:
+            digest.update(source.read())
+    return digest.hexdigest()[:10]
+
+
 def simulator(kernel):
-    """:func:`_simulate` compiled with ``kernel``'s six search functions (cached)."""
-    name = kernel.__name__.rsplit(".", 1)[-1]
+    """:func:`_simulate` compiled with ``kernel``'s six search functions (cached).
+
+    numba's disk cache checks only this file for changes, so the compiled copy is
+    named after a digest of the kernel's source (and of the shared ``kernels``): a
+    changed kernel gets a new copy instead of a stale one."""
+    from ..games import kernels
+    name = f"{kernel.__name__.rsplit('.', 1)[-1]}_{_stamp(kernel, kernels)}"
     if name not in _COMPILED:
         names = ("search_over", "search_turn", "search_legal", "search_play",
                  "search_playout", "search_lead")

@@ -81,6 +81,9 @@ class Game:
     listed_search: bool = False
     #: (lowest, highest) return a seat can get
     utility_bounds: tuple[float, float] = (-1.0, 1.0)
+    #: the exploration constant of UCB that ``mcts`` and ``ismcts`` use unless given one
+    #: (``c``), as measured for the game (docs/agents.md, "The exploration constant")
+    exploration: float = 1.4
     #: plain-text rules summary and notation guide (terminal ``help``, the web app)
     rules_summary: str = ""
     notation_guide: str = ""
