@@ -594,13 +594,17 @@ def test_unknown_agent_error_is_exported_by_boardlab():
         make_agent("alphazero", boardlab.make("rumbo(size=4)"), 0)
 
 
-def test_levels_set_the_budget():
-    """Every level is a number of simulations and no clock (docs/agents.md, "Levels")."""
-    game = boardlab.make("carteso(size=5)")
+@pytest.mark.parametrize("spec, expected", [
+    ("rumbo(size=5)", [50, 120, 250, 500, 1000]), ("cartagena", [50, 120, 250, 500, 1000]),
+    ("carteso(size=5)", [50, 75, 115, 170, 260])])
+def test_levels_set_the_budget(spec, expected):
+    """Every level is a number of simulations and no clock, as the game declares them
+    (docs/agents.md, "Levels")."""
+    game = boardlab.make(spec)
     budgets = [make_agent(f"mcts(level={level})", game, 0).options for level in range(1, 6)]
-    assert [options["iterations"] for options in budgets] == [50, 120, 250, 500, 1000]
+    assert [options["iterations"] for options in budgets] == expected
     assert all(options["time"] == 0 for options in budgets)
-    assert make_agent("ismcts(level=3)", game, 0).options["iterations"] == 250
+    assert make_agent("ismcts(level=3)", game, 0).options["iterations"] == expected[2]
     assert make_agent("mcts(time=0,iterations=0)", game, 0).options["iterations"] > 0
 
 

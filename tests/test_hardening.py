@@ -40,11 +40,13 @@ SNOOP = textwrap.dedent('''
 
 
     def states():
-        """Every game state in the process (a dead weak proxy among the objects raises
-        ReferenceError when asked its class: skipped)."""
+        """Every state of a game with hands in the process (a dead weak proxy among the
+        objects raises ReferenceError when asked its class: skipped; states of other
+        games, which an earlier test in the same process may have left to the garbage
+        collector, have no hands to steal)."""
         for obj in gc.get_objects():
             try:
-                if isinstance(obj, State):
+                if isinstance(obj, State) and hasattr(obj, "hand"):
                     yield obj
             except ReferenceError:
                 continue

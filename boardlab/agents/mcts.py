@@ -33,12 +33,6 @@ from .base import Agent, register_agent
 from .evaluators import EVALUATORS, make_evaluator
 from .search_state import Sampler, pregame_hint, state_from_view
 
-#: ``level=N``'s budget: simulations a move, no clock, so a level plays the same moves
-#: under a seed on any machine. Spaced (x2.4, then x2) so that each level beats the one
-#: below about 70-75% of the time on average over the four games, measured in self-play
-#: duels (docs/agents.md, "Levels"; the games are under results/strength/levels/).
-LEVELS = {n: dict(iterations=iterations, time=0.0)
-          for n, iterations in {1: 50, 2: 120, 3: 250, 4: 500, 5: 1000}.items()}
 
 
 class Node:
@@ -362,8 +356,9 @@ class MCTS(Agent):
         Option("early_stop", bool, True, "stop when the choice can no longer change (the most "
                "visited move cannot be caught in the budget left, or every move won or lost "
                "every simulation)"),
-        Option("level", int, 0, "1 (weak) .. 5 (strong): 50, 120, 250, 500 or 1000 "
-               "simulations a move, instead of time/iterations (not with them); 0: no level",
+        Option("level", int, 0, "1 (weak) .. 5 (strong): the game's simulations a move "
+               "(50, 120, 250, 500 or 1000; on Carteso 50, 75, 115, 170, 260), instead of "
+               "time/iterations (not with them); 0: no level",
                minimum=0, maximum=5),
         Option("determinizations", int, 1, "with hidden information: how many sampled states "
                "a move searches, each in its own tree, sharing the budget; the move with the "
@@ -685,7 +680,10 @@ class MCTS(Agent):
                 raise OptionError(f"agent {self.name!r}: 'level' sets the time and the "
                                   f"iterations itself; give level or {' and '.join(clash)}, "
                                   f"not both")
-            self.options.update(LEVELS[self.options["level"]])
+            # A level is a number of simulations and no clock, so that it plays the same
+            # moves under a seed on any machine; the game declares the budgets.
+            self.options.update(iterations=self.game.level_budgets[self.options["level"] - 1],
+                                time=0.0)
         elif self.options["time"] and "iterations" not in given:
             self.options["iterations"] = 0       # mcts(time=1) means one second, uncapped
         self.capped = bool(self.options["level"]) or \

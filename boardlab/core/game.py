@@ -81,6 +81,9 @@ class Game:
     listed_search: bool = False
     #: (lowest, highest) return a seat can get
     utility_bounds: tuple[float, float] = (-1.0, 1.0)
+    #: the simulations a move of ``mcts(level=1..5)`` (and ``ismcts``), spaced so that each
+    #: level beats the one below about 75% of the time (docs/agents.md, "Levels")
+    level_budgets: tuple[int, ...] = (50, 120, 250, 500, 1000)
     #: the exploration constant of UCB that ``mcts`` and ``ismcts`` use unless given one
     #: (``c``), as measured for the game (docs/agents.md, "The exploration constant")
     exploration: float = 1.4
