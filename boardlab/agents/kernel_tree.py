@@ -131,6 +131,36 @@ def _worth(links, child, mover):
     return links[WORTH, child] if mover == 0 else -links[WORTH, child]
 
 
+@njit(cache=True, inline="always")
+def _mark_tried(links, stamp, node):
+    """Stamp the actions of ``node``'s tried children (``stamp[1 + action]``) with a new
+    mark; return the mark."""
+    stamp[0] += 1
+    mark = stamp[0]
+    child = links[FIRST, node]
+    while child:
+        stamp[1 + links[ACTION, child]] = mark
+        child = links[SIBLING, child]
+    return mark
+
+
+@njit(cache=True, inline="always")
+def _best(links, stats, node, c, log_n, banned, ban, mover, skip_lost):
+    """``node``'s tried child of the highest UCB score, and the score (0 and -inf if none);
+    with ``skip_lost`` none banned (where ``ban``) or proven lost for ``mover``."""
+    best, best_score = 0, -np.inf
+    child = links[FIRST, node]
+    while child:
+        if not (skip_lost and (ban and banned[links[ACTION, child]] or
+                               links[PROVEN, child] and _worth(links, child, mover) < 0)):
+            visits = stats[0, child]
+            score = stats[1, child] / visits + c * math.sqrt(log_n / visits)
+            if score > best_score:
+                best, best_score = child, score
+        child = links[SIBLING, child]
+    return best, best_score
+
+
 @njit(cache=True)
 def _prove_up(links, path, depth):
     """Carry the proof of ``path[depth]`` up the path as far as it proves the nodes
@@ -206,15 +236,11 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, stamp, path,
                 count = search_legal(work, scratch, n, nbr, aux, out)
                 links[LEGAL, node] = count
             untried = links[LEGAL, node] - links[TRIED, node]
-            if at_root and banning:              # the banned ones count as tried
+            ban = at_root and banning
+            if ban:                              # the banned ones count as tried
                 if count < 0:
                     count = search_legal(work, scratch, n, nbr, aux, out)
-                stamp[0] += 1
-                mark = stamp[0]
-                child = links[FIRST, node]
-                while child:
-                    stamp[1 + links[ACTION, child]] = mark
-                    child = links[SIBLING, child]
+                mark = _mark_tried(links, stamp, node)
                 untried = 0
                 for i in range(count):
                     a = out[i]
@@ -223,42 +249,21 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, stamp, path,
             best, best_score = 0, -np.inf
             if untried == 0 or urgency > 0.0:
                 log_n = math.log(max(stats[0, node], 1.0))
-                lost = 0
-                child = links[FIRST, node]
-                while child:
-                    if at_root and banning and banned[links[ACTION, child]] or \
-                            links[PROVEN, child] and _worth(links, child, mover) < 0:
-                        lost += 1
-                    else:
-                        visits = stats[0, child]
-                        score = stats[1, child] / visits + c * math.sqrt(log_n / visits)
-                        if score > best_score:
-                            best, best_score = child, score
-                    child = links[SIBLING, child]
+                best, best_score = _best(links, stats, node, c, log_n, banned, ban, mover, True)
                 if best == 0 and untried == 0:   # everything lost: choose among them all
-                    child = links[FIRST, node]
-                    while child:
-                        visits = stats[0, child]
-                        score = stats[1, child] / visits + c * math.sqrt(log_n / visits)
-                        if score > best_score:
-                            best, best_score = child, score
-                        child = links[SIBLING, child]
+                    best, best_score = _best(links, stats, node, c, log_n, banned, ban, mover,
+                                             False)
             if untried > 0 and (best == 0 or best_score < urgency):
                 if count < 0:
                     count = search_legal(work, scratch, n, nbr, aux, out)
-                if not (at_root and banning):
-                    stamp[0] += 1
-                    mark = stamp[0]
-                    child = links[FIRST, node]
-                    while child:
-                        stamp[1 + links[ACTION, child]] = mark
-                        child = links[SIBLING, child]
+                if not ban:
+                    mark = _mark_tried(links, stamp, node)
                 s = rng_next(s)
                 k = rng_below(s, untried)
                 chosen = -1
                 for i in range(count):
                     a = out[i]
-                    if stamp[1 + a] == mark or at_root and banning and banned[a]:
+                    if stamp[1 + a] == mark or ban and banned[a]:
                         continue
                     if k == 0:
                         chosen = a
