@@ -711,10 +711,16 @@ def test_the_tree_is_reused_along_the_moves_played():
     state.apply(reply)
     agent.act(state.view(0), budget={"iterations": 1})
     assert agent.root is expected
-    fresh = make_agent("mcts(iterations=400,reuse=false,compiled=false)", game, 0, seed=2)
-    fresh.act(boardlab.make(game.spec).new_initial_state().view(0))
+    assert _searched_afresh("mcts(iterations=400,reuse=false,compiled=false)", state)
+
+
+def _searched_afresh(spec, state):
+    """Whether ``spec`` (with ``reuse=false``), after a search of the opening, searches
+    ``state`` from a new root: one simulation there leaves one visit at the root."""
+    fresh = make_agent(spec, state.game, 0, seed=2)
+    fresh.act(boardlab.make(state.game.spec).new_initial_state().view(0))
     fresh.act(state.view(0), budget={"iterations": 1})
-    assert sum(entry[0] for entry in fresh.root.stats.values()) == 1
+    return sum(entry[0] for entry in fresh.root.stats.values()) == 1
 
 
 @isolated(timeout=60)
@@ -735,10 +741,7 @@ def test_the_compiled_tree_is_reused_along_the_moves_played():
     assert agent.ktree is tree and agent.kroot == expected
     assert sum(v for v, _, _ in agent.ktree.children(expected).values()) == \
         sum(v for v, _, _ in kept.values()) + 1
-    fresh = make_agent("mcts(iterations=400,reuse=false)", game, 0, seed=2)
-    fresh.act(boardlab.make(game.spec).new_initial_state().view(0))
-    fresh.act(state.view(0), budget={"iterations": 1})
-    assert sum(entry[0] for entry in fresh.root.stats.values()) == 1
+    assert _searched_afresh("mcts(iterations=400,reuse=false)", state)
 
 
 # 6. Obvious wins ------------------------------------------------------------------------------
