@@ -47,7 +47,7 @@ search_over = search_turn = search_legal = search_play = search_playout = search
 
 NODE_ROWS = ("first", "sibling", "action", "side", "legal", "tried", "proven", "worth", "plies")
 FIRST, SIBLING, ACTION, SIDE, LEGAL, TRIED, PROVEN, WORTH, PLIES = range(len(NODE_ROWS))
-REUSE_NODES = 1 << 21   # a tree that holds more nodes is not kept for the next move (80 MB)
+REUSE_NODES = 1 << 21   # a tree of more nodes is not kept for the next move (about 100 MB)
 
 
 class Tree:
