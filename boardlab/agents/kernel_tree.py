@@ -202,17 +202,13 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, stamp, path,
     capacity = links.shape[1]
     s = rng_seed(seed)
     done = 0
-    banning = False                              # some legal action is not banned
+    banning = False              # some legal actions are banned, not all (all: none is)
     if not search_over(root_buf):
         count = search_legal(root_buf, scratch, n, nbr, aux, out)
+        flagged = 0
         for i in range(count):
-            if banned[out[i]]:
-                banning = True
-        for i in range(count):
-            if not banned[out[i]]:
-                break
-            if i == count - 1:
-                banning = False                  # all banned: choose among them all
+            flagged += banned[out[i]] != 0
+        banning = 0 < flagged < count
     for _ in range(sims):
         if used[0] + 1 >= capacity:
             break
