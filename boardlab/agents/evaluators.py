@@ -24,16 +24,18 @@ class RolloutEvaluator:
 
     ``turns`` caps games whose random play can run very long (Cartagena):
     after that many more turns the position is ranked as the rules rank a
-    capped game.
+    capped game. ``policy`` is one of the game's ``playouts`` (``random``:
+    uniformly random legal actions).
     """
 
     name = "rollout"
 
-    def __init__(self, turns: int = 200):
+    def __init__(self, turns: int = 200, policy: str = "random"):
         self.turns = turns
+        self.policy = policy
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:
-        return state.rollout(rng.randrange(2**31), self.turns)
+        return state.rollout(rng.randrange(2**31), self.turns, self.policy)
 
 
 class HeuristicEvaluator:
@@ -41,8 +43,8 @@ class HeuristicEvaluator:
 
     name = "heuristic"
 
-    def __init__(self, turns: int = 0):
-        del turns                                    # same signature as the others
+    def __init__(self, turns: int = 0, policy: str = "random"):
+        del turns, policy                            # same signature as the others
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:
         return [state.heuristic(seat) for seat in range(state.game.num_seats)]
@@ -51,8 +53,8 @@ class HeuristicEvaluator:
 EVALUATORS = {cls.name: cls for cls in (RolloutEvaluator, HeuristicEvaluator)}
 
 
-def make_evaluator(name: str, turns: int):
+def make_evaluator(name: str, turns: int, policy: str = "random"):
     """The evaluator called ``name`` (``rollout`` or ``heuristic``)."""
     if name not in EVALUATORS:
         raise OptionError(f"unknown evaluator {name!r} (known: {', '.join(EVALUATORS)})")
-    return EVALUATORS[name](turns)
+    return EVALUATORS[name](turns, policy)

@@ -87,6 +87,11 @@ class Game:
     #: the exploration constant of UCB that ``mcts`` and ``ismcts`` use unless given one
     #: (``c``), as measured for the game (docs/agents.md, "The exploration constant")
     exploration: float = 1.4
+    #: the playout policies ``State.rollout`` can play (``random``, uniformly random legal
+    #: actions, in every game; a game may add its own), and the one ``mcts`` and ``ismcts``
+    #: use unless given one (``playout``), as measured (docs/agents.md, "Playouts")
+    playouts: tuple[str, ...] = ("random",)
+    playout: str = "random"
     #: plain-text rules summary and notation guide (terminal ``help``, the web app)
     rules_summary: str = ""
     notation_guide: str = ""
@@ -424,10 +429,12 @@ class State:
         """A quick estimate in [-1, 1] of how well ``seat`` stands (for greedy play)."""
         return 0.0
 
-    def rollout(self, seed: int, max_turns: int | None = None) -> list[float]:
+    def rollout(self, seed: int, max_turns: int | None = None,
+                policy: str = "random") -> list[float]:
         """Returns per seat after random play from here to the end (for search).
 
-        Games with a compiled kernel override this with a fast playout. The
+        Games with a compiled kernel override this with a fast playout, and may
+        offer other playout ``policy``s than ``random`` (``Game.playouts``). The
         state itself is not changed.
         """
         return self.played_out(seed).returns()

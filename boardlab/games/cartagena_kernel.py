@@ -421,6 +421,62 @@ def playout(buf, cfg, seed):
     return moves
 
 
+@njit(cache=True, inline="always")
+def _worth(buf, cfg, action, card):
+    """A quick judgement of a legal action, in spaces gained: a play, the spaces its
+    token jumps; a move back, ``card`` per card drawn less the spaces given up; ending
+    the turn or passing, nothing; a discard, nothing (any)."""
+    kind, s, x = decode(cfg, action)
+    if kind == PLAY:
+        return forward_target(buf, cfg, x, s) - x
+    if kind == BACK:
+        y = back_target(buf, cfg, x)
+        return card * buf[META + cfg[C_L] + 2 + y] - (x - y)
+    return 0
+
+
+@njit(cache=True)
+def guided_playout(buf, cfg, seed, greed, card):
+    """Play to the end, each action the best by :func:`_worth` (ties at random) with
+    probability ``greed`` in 1000, else one at random; returns the actions made."""
+    out = np.empty(num_actions(cfg), np.int32)
+    s = rng_seed(seed)
+    moves = 0
+    while buf[M_OVER] == 0:
+        k = legal(buf, cfg, out)
+        s = rng_next(s)
+        pick = rng_below(s, k)
+        s = rng_next(s)
+        if k > 1 and rng_below(s, 1000) < greed:
+            best, ties = -1 << 30, 0
+            for i in range(k):
+                w = _worth(buf, cfg, out[i], card)
+                if w > best:
+                    best, ties = w, 1
+                    pick = i
+                elif w == best:
+                    ties += 1
+                    s = rng_next(s)
+                    if rng_below(s, ties) == 0:
+                        pick = i
+        apply(buf, cfg, out[pick])
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def guided_rollout(buf, cfg, seed, cap, greed, card):
+    """:func:`rollout` by :func:`guided_playout`."""
+    work = buf.copy()
+    capped = cfg.copy()
+    capped[C_MAX_TURNS] = cap
+    seed_rng(work, seed)
+    guided_playout(work, capped, seed, greed, card)
+    if work[M_OVER] == 0:
+        work[M_OVER] = OVER_CAP
+    return first_ranked(work, cfg)
+
+
 @njit(cache=True)
 def ranking_keys(buf, cfg, keys):
     """Write each seat's K-A7 ranking key to ``keys`` (seats x 2): its tokens in the

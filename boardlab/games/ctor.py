@@ -503,7 +503,8 @@ class CtorState(KernelState):
         margin = a - b if self.game.team_of(seat) == 0 else b - a
         return margin / self.game.P
 
-    def rollout(self, seed: int, max_turns: int | None = None) -> list[float]:
+    def rollout(self, seed: int, max_turns: int | None = None,
+                policy: str = "random") -> list[float]:
         """Random play to the end through the kernel (the simultaneous sub-rounds too,
         from the pending choices this state holds)."""
         other = self.clone()

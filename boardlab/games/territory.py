@@ -374,7 +374,7 @@ class TerritoryState(KernelState):
         """Random play to the end in place (the kernel's playout policy; no history)."""
         raise NotImplementedError
 
-    def rollout(self, seed: int, max_turns=None) -> list[float]:
+    def rollout(self, seed: int, max_turns=None, policy: str = "random") -> list[float]:
         if self.phase() != "play":
             return super().rollout(seed)
         other = self.clone()

@@ -1,0 +1,165 @@
+"""Playout policies (``Game.playouts``, ``State.rollout(..., policy)``, ``mcts(playout=...)``).
+
+Cartagena's ``guided`` playout judges each legal action by the spaces it gains at once
+(``cartagena_kernel._worth``): checked here against what the engine actually does with
+the action, then the playout itself (its choices, its determinism, that it leaves the
+state alone), and the agents' option (its default per game, clear errors elsewhere).
+
+The compiled kernels cannot be interrupted, so the bodies run in forked children with a
+time limit (``isolated``), as in test_cartagena.py.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import boardlab
+from boardlab.agents import make_agent
+from boardlab.core.errors import OptionError
+from boardlab.games import cartagena as cartagena_module
+from boardlab.games import cartagena_kernel as K
+from isolation import isolated
+
+CARD = cartagena_module.GUIDED_CARD
+
+
+def _positions(spec: str, games: int, seed: int):
+    """Positions of random games of ``spec`` (each one a few actions apart)."""
+    game = boardlab.make(spec)
+    rnd = random.Random(seed)
+    for g in range(games):
+        state = game.new_initial_state(seed=seed + g)
+        while not state.is_terminal():
+            yield state
+            state.apply(rnd.choice(state.legal_actions()))
+
+
+def _effect(state, action):
+    """(spaces the mover's tokens went forward in all, cards the mover holds more) of
+    ``action`` as the engine plays it, on a copy."""
+    seat = state.current_player()
+    after = state.clone()
+    after.apply(action)
+    spaces = lambda s: sum(x * int(n) for x, n in enumerate(s.mine(seat)))   # noqa: E731
+    return spaces(after) - spaces(state), int(after.hand(seat).sum()) - int(state.hand(seat).sum())
+
+
+@isolated()
+def test_worth_is_the_spaces_gained_at_once_with_cards_drawn_at_their_price():
+    kinds = set()
+    for state in _positions("cartagena", games=6, seed=700):
+        cfg, buf = state.game.cfg, state.buf
+        for action in state.legal_actions():
+            kind = K.decode(cfg, action)[0]
+            moved, cards = _effect(state, action)
+            worth = K._worth(buf, cfg, action, CARD)
+            if kind == K.PLAY:
+                assert cards == -1 and worth == moved > 0, (state.action_to_string(action),)
+            elif kind == K.BACK:
+                assert cards in (1, 2) and moved < 0
+                assert worth == CARD * cards + moved, (state.action_to_string(action),)
+            else:
+                assert worth == 0
+            kinds.add(kind)
+    assert {K.PLAY, K.BACK} <= kinds
+
+
+def _one_action(state, greed, seed):
+    """The position after the guided playout's first action from ``state`` (its turn
+    cap set one turn ahead; basic Cartagena has one action a turn)."""
+    buf = state.buf.copy()
+    cfg = state.game.cfg.copy()
+    cfg[K.C_MAX_TURNS] = int(buf[K.M_TURNS]) + 1
+    K.guided_playout(buf, cfg, seed, greed, CARD)
+    return buf
+
+
+def _same_position(a, b):
+    keep = np.ones(a.shape[0], dtype=bool)
+    keep[[K.M_OVER, K.M_RNG_LO, K.M_RNG_HI]] = False
+    return np.array_equal(a[keep], b[keep])
+
+
+@isolated()
+def test_a_fully_greedy_playout_takes_a_best_judged_action_and_ties_at_random():
+    tied = 0
+    for state in _positions("cartagena", games=3, seed=710):
+        cfg, buf = state.game.cfg, state.buf
+        legal = state.legal_actions()
+        worths = {a: K._worth(buf, cfg, a, CARD) for a in legal}
+        best = [a for a in legal if worths[a] == max(worths.values())]
+        afters = {}
+        for a in legal:
+            after = state.clone()
+            after.apply(a)
+            afters[a] = after.buf
+        taken = set()
+        for seed in range(8):
+            buf = _one_action(state, 1000, seed)
+            chosen = [a for a in best if _same_position(buf, afters[a])]
+            assert chosen, f"the playout did not take a best-judged action ({worths})"
+            taken.add(chosen[0])
+        tied += len(taken) > 1
+    assert tied > 0, "ties were never broken two ways in eight seeds"
+
+
+@isolated()
+def test_a_guided_rollout_leaves_the_state_alone_and_repeats_with_its_seed():
+    game = boardlab.make("cartagena")
+    state = game.new_initial_state(seed=3)
+    for _ in range(9):
+        state.apply(state.legal_actions()[0])
+    before = state.buf.copy()
+    results = [state.rollout(seed, 200, "guided") for seed in range(40)]
+    assert np.array_equal(state.buf, before)
+    assert results == [state.rollout(seed, 200, "guided") for seed in range(40)]
+    assert all(sorted(r) in ([-1.0, 1.0], [0.0, 0.0]) for r in results)
+    assert len({tuple(r) for r in results}) > 1
+    assert results != [state.rollout(seed, 200, "random") for seed in range(40)]
+
+
+@isolated()
+def test_the_guided_policy_as_a_player_beats_random_play():
+    """What the policy is for: its playouts look like play (it won 85% as a player
+    against uniformly random play in a first trial of 200 games)."""
+    game = boardlab.make("cartagena")
+    cfg, out = game.cfg, np.empty(game.num_actions, np.int32)
+    rnd = random.Random(5)
+    wins = 0
+    for g in range(60):
+        guided = g % 2                                  # the guided seat alternates
+        buf = game.new_initial_state(seed=900 + g).buf.copy()
+        while buf[K.M_OVER] == 0:
+            legal = out[:K.legal(buf, cfg, out)].tolist()
+            if buf[K.M_TO_MOVE] == guided and rnd.random() < 0.9:
+                worths = [K._worth(buf, cfg, a, CARD) for a in legal]
+                legal = [a for a, w in zip(legal, worths) if w == max(worths)]
+            K.apply(buf, cfg, rnd.choice(legal))
+        wins += K.first_ranked(buf, cfg) == 1 << guided
+    assert wins >= 42, wins
+
+
+def test_each_game_declares_its_playouts_and_mcts_takes_the_games_own():
+    for cls in boardlab.games():
+        game = boardlab.make(cls.conformance_specs[0] if cls.conformance_specs else cls.name)
+        assert "random" in game.playouts and game.playout in game.playouts
+        agent = make_agent("mcts(iterations=10)", game, 0)
+        assert agent.options["playout"] == game.playout
+        assert agent.evaluator.policy == game.playout
+    assert boardlab.make("cartagena").playouts == ("random", "guided")
+
+
+def test_a_playout_the_game_does_not_offer_is_a_clear_error():
+    with pytest.raises(OptionError, match="playout 'guided' is not one carteso offers"):
+        make_agent("mcts(playout=guided)", boardlab.make("carteso(size=5)"), 0)
+    with pytest.raises(OptionError, match="it offers: random, guided"):
+        make_agent("ismcts(playout=smart)", boardlab.make("cartagena"), 0)
+
+
+def test_random_playouts_stay_available_and_the_compiled_tree_needs_them():
+    cartagena = boardlab.make("cartagena")
+    assert make_agent("mcts(playout=random)", cartagena, 0).evaluator.policy == "random"
+    carteso = boardlab.make("carteso(size=5)")
+    assert make_agent("mcts(playout=random)", carteso, 0).compiled
