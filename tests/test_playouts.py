@@ -122,8 +122,8 @@ def test_a_guided_rollout_leaves_the_state_alone_and_repeats_with_its_seed():
 
 @isolated()
 def test_the_guided_policy_as_a_player_beats_random_play():
-    """What the policy is for: its playouts look like play (it won 85% as a player
-    against uniformly random play in a first trial of 200 games)."""
+    """What the policy is for: its playouts look like play (it won 174 of 200 games
+    as a player against uniformly random play in a first trial)."""
     game = boardlab.make("cartagena")
     cfg, out = game.cfg, np.empty(game.num_actions, np.int32)
     rnd = random.Random(5)
