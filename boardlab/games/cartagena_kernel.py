@@ -407,18 +407,6 @@ def _act(buf, cfg, action, log):
         _end_turn(buf, cfg)
 
 
-@njit(cache=True)
-def playout(buf, cfg, seed):
-    """Uniformly random legal actions until the game ends; returns the actions made."""
-    out = np.empty(num_actions(cfg), np.int32)
-    s = rng_seed(seed)
-    moves = 0
-    while buf[M_OVER] == 0:
-        k = legal(buf, cfg, out)
-        s = rng_next(s)
-        apply(buf, cfg, out[rng_below(s, k)])
-        moves += 1
-    return moves
 
 
 @njit(cache=True, inline="always")
@@ -436,6 +424,12 @@ def _worth(buf, cfg, action, card):
 
 
 @njit(cache=True)
+def playout(buf, cfg, seed):
+    """Uniformly random legal actions until the game ends; returns the actions made."""
+    return guided_playout(buf, cfg, seed, 0, 0)
+
+
+@njit(cache=True)
 def guided_playout(buf, cfg, seed, greed, card):
     """Play to the end, each action the best by :func:`_worth` (ties at random) with
     probability ``greed`` in 1000, else one at random; returns the actions made."""
@@ -446,19 +440,20 @@ def guided_playout(buf, cfg, seed, greed, card):
         k = legal(buf, cfg, out)
         s = rng_next(s)
         pick = rng_below(s, k)
-        s = rng_next(s)
-        if k > 1 and rng_below(s, 1000) < greed:
-            best, ties = -1 << 30, 0
-            for i in range(k):
-                w = _worth(buf, cfg, out[i], card)
-                if w > best:
-                    best, ties = w, 1
-                    pick = i
-                elif w == best:
-                    ties += 1
-                    s = rng_next(s)
-                    if rng_below(s, ties) == 0:
+        if greed > 0:                  # (greed 0 draws as :func:`playout` always did)
+            s = rng_next(s)
+            if k > 1 and rng_below(s, 1000) < greed:
+                best, ties = -1 << 30, 0
+                for i in range(k):
+                    w = _worth(buf, cfg, out[i], card)
+                    if w > best:
+                        best, ties = w, 1
                         pick = i
+                    elif w == best:
+                        ties += 1
+                        s = rng_next(s)
+                        if rng_below(s, ties) == 0:
+                            pick = i
         apply(buf, cfg, out[pick])
         moves += 1
     return moves
