@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import rng_below, rng_next, rng_seed
+from .kernels import pick_best, rng_below, rng_next, rng_seed
 
 # cfg entries
 (C_L, C_S, C_NP, C_T, C_APT, C_SKIP, C_FROM_END, C_VOLUNTARY, C_LIMIT, C_MAX_TURNS,
@@ -434,6 +434,7 @@ def guided_playout(buf, cfg, seed, greed, card):
     """Play to the end, each action the best by :func:`_worth` (ties at random) with
     probability ``greed`` in 1000, else one at random; returns the actions made."""
     out = np.empty(num_actions(cfg), np.int32)
+    worth = np.empty(num_actions(cfg), np.int64)
     s = rng_seed(seed)
     moves = 0
     while buf[M_OVER] == 0:
@@ -443,17 +444,9 @@ def guided_playout(buf, cfg, seed, greed, card):
         if greed > 0:                  # (greed 0 draws as :func:`playout` always did)
             s = rng_next(s)
             if k > 1 and rng_below(s, 1000) < greed:
-                best, ties = -1 << 30, 0
                 for i in range(k):
-                    w = _worth(buf, cfg, out[i], card)
-                    if w > best:
-                        best, ties = w, 1
-                        pick = i
-                    elif w == best:
-                        ties += 1
-                        s = rng_next(s)
-                        if rng_below(s, ties) == 0:
-                            pick = i
+                    worth[i] = _worth(buf, cfg, out[i], card)
+                pick, s = pick_best(worth, k, s)
         apply(buf, cfg, out[pick])
         moves += 1
     return moves

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import rng_below, rng_next, rng_seed
+from .kernels import pick_best, rng_below, rng_next, rng_seed
 
 (C_N, C_QPUT, C_QMOVE, C_QLAND, C_OPEN3, C_AFTER_OP, C_END_CHECK, C_MAX_TURNS, C_SECRETS,
  C_FIRST, C_AUTO_REPLACE, C_NULL_END, C_QPUT_2, C_QMOVE_2, C_QLAND_2, C_SIM, C_SIZE,
@@ -717,8 +717,23 @@ def playout(buf, cfg, nbr, diag, seed):
     In simultaneous team play a random waiting member commits a random one of
     its legal actions (as :meth:`State.played_out` picks them).
     """
+    return guided_playout(buf, cfg, nbr, diag, seed, 0)
+
+
+# what the guided playout makes of an action, by kind (put, move, lift, replace, end, secret)
+WORTH = np.array([1, 0, -1, 2, 0, 0], dtype=np.int64)
+
+
+@njit(cache=True)
+def guided_playout(buf, cfg, nbr, diag, seed, greed):
+    """Play to the end, with probability ``greed`` in 1000 an action of the best kind by
+    ``WORTH`` (a Replace, else a Put, else a Move step or the end of the turn, a Landing
+    last; the one of that kind at random), else any legal action; returns the actions
+    made. Greed 0 is :func:`playout`. In simultaneous team play every choice is random.
+    """
     P = cfg[C_N] * cfg[C_N]
     out = np.empty(8 * P + 1, np.int32)
+    worth = np.empty(8 * P + 1, np.int64)
     members = np.empty(MAX_MEMBERS, np.int32)
     work = np.empty_like(buf)
     s = rng_seed(seed)
@@ -734,7 +749,14 @@ def playout(buf, cfg, nbr, diag, seed):
         else:
             k = legal(buf, cfg, nbr, diag, out)
             s = rng_next(s)
-            apply(buf, cfg, nbr, diag, out[rng_below(s, k)])
+            pick = rng_below(s, k)
+            if greed > 0:              # (greed 0 draws as the random playout always did)
+                s = rng_next(s)
+                if k > 1 and rng_below(s, 1000) < greed:
+                    for i in range(k):
+                        worth[i] = WORTH[_kind(out[i], P)]
+                    pick, s = pick_best(worth, k, s)
+            apply(buf, cfg, nbr, diag, out[pick])
         moves += 1
     return moves
 

@@ -112,3 +112,19 @@ def rng_next(s):
 def rng_below(s, m):
     """A number in ``range(m)`` from state ``s`` (multiply-shift, no modulo bias to speak of)."""
     return np.int64(((s >> np.uint64(32)) * np.uint64(m)) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def pick_best(worth, k, s):
+    """The index of a largest of ``worth[:k]`` (``k`` >= 1), ties broken at random by
+    generator state ``s``: returns ``(index, s)`` (a greedy playout's choice)."""
+    pick, best, ties = 0, worth[0], 1
+    for i in range(1, k):
+        if worth[i] > best:
+            pick, best, ties = i, worth[i], 1
+        elif worth[i] == best:
+            ties += 1
+            s = rng_next(s)
+            if rng_below(s, ties) == 0:
+                pick = i
+    return pick, s
