@@ -357,8 +357,9 @@ class MCTS(Agent):
         Option("fpu", float, 0.2, "evaluator=net: an untried move counts as the node's mean "
                "value less this (first-play urgency)", minimum=0),
         Option("playout", str, "", "how a rollout plays: random, or a policy the game offers "
-               "(Cartagena: guided, the action that gains most spaces at once nine times in "
-               "ten); empty: the game's own choice (Cartagena: guided, else random)"),
+               "(guided, in Cartagena and CTOR: nine times in ten the action its game judges "
+               "best at a glance); empty: the game's own choice (Cartagena: guided, else "
+               "random)"),
         Option("rollout_turns", int, 200, "turns a rollout may play before it is ranked "
                "(games with long random play, e.g. Cartagena)", minimum=1),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
