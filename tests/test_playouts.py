@@ -169,6 +169,12 @@ def test_a_playout_the_game_does_not_offer_is_a_clear_error():
         make_agent("mcts(playout=guided)", boardlab.make("carteso(size=5)"), 0)
     with pytest.raises(OptionError, match="it offers: random, guided"):
         make_agent("ismcts(playout=smart)", boardlab.make("cartagena"), 0)
+    for spec in ("cartagena", "ctor(size=8)", "rumbo(size=5)"):
+        state = boardlab.make(spec).new_initial_state(seed=1)
+        before = state.summary()
+        with pytest.raises(OptionError, match="playout 'smart' is not one"):
+            state.rollout(1, None, "smart")
+        assert state.summary() == before
 
 
 def test_random_playouts_stay_available_and_the_compiled_tree_needs_them():

@@ -396,9 +396,7 @@ class MCTS(Agent):
             self.options["c"] = game.exploration
         if not self.options["playout"]:
             self.options["playout"] = game.playout
-        if self.options["playout"] not in game.playouts:
-            raise OptionError(f"agent {self.name!r}: playout {self.options['playout']!r} is not "
-                              f"one {game.name} offers (it offers: {', '.join(game.playouts)})")
+        game.check_playout(self.options["playout"])
         self.given_options = {**options, "workers": 1}   # what each helper process gets
         self.helpers = None                                # started by the first act
         if evaluator is not None and self.options["workers"] > 1:

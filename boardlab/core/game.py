@@ -18,7 +18,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import NamedTuple
 
-from .errors import BoardlabError, IllegalMoveError, NotationError
+from .errors import BoardlabError, IllegalMoveError, NotationError, OptionError
 from .options import FrozenOptions, Option, format_spec, resolve
 
 CHANCE = -1
@@ -116,6 +116,13 @@ class Game:
 
     def validate(self) -> None:
         """Check combinations of options; raise OptionError. Hook for subclasses."""
+
+    def check_playout(self, policy: str) -> None:
+        """Raise ``OptionError`` unless the game offers the playout ``policy``
+        (``State.rollout``; the searches' ``playout`` option)."""
+        if policy not in self.playouts:
+            raise OptionError(f"playout {policy!r} is not one {self.name} offers "
+                              f"(it offers: {', '.join(self.playouts)})")
 
     @cached_property
     def spec(self) -> str:
@@ -437,6 +444,7 @@ class State:
         offer other playout ``policy``s than ``random`` (``Game.playouts``). The
         state itself is not changed.
         """
+        self.game.check_playout(policy)
         return self.played_out(seed).returns()
 
     def summary(self) -> dict:

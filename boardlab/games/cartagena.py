@@ -670,6 +670,7 @@ class CartagenaState(KernelState):
         if policy == "guided":
             first = K.guided_rollout(self.buf, game.cfg, seed, cap, GUIDED_GREED, GUIDED_CARD)
         else:
+            self.game.check_playout(policy)
             first = K.rollout(self.buf, game.cfg, seed, cap)
         return list(game.ranked_returns(first))
 

@@ -407,8 +407,6 @@ def _act(buf, cfg, action, log):
         _end_turn(buf, cfg)
 
 
-
-
 @njit(cache=True, inline="always")
 def _worth(buf, cfg, action, card):
     """A quick judgement of a legal action, in spaces gained: a play, the spaces its

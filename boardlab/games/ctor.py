@@ -515,6 +515,8 @@ class CtorState(KernelState):
         the pending choices this state holds): random play, or with ``policy="guided"``
         nine times in ten an action of the best kind (Replace, Put, a Move step or the
         end, a Landing last; ``ctor_kernel.guided_playout``)."""
+        if policy != "guided":
+            self.game.check_playout(policy)
         other = self.clone()
         if other.resigned is None:
             K.guided_playout(other.buf, *self._tables(), seed,

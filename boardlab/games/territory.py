@@ -375,6 +375,7 @@ class TerritoryState(KernelState):
         raise NotImplementedError
 
     def rollout(self, seed: int, max_turns=None, policy: str = "random") -> list[float]:
+        self.game.check_playout(policy)
         if self.phase() != "play":
             return super().rollout(seed)
         other = self.clone()
