@@ -162,6 +162,8 @@ def test_each_game_declares_its_playouts_and_mcts_takes_the_games_own():
     assert boardlab.make("cartagena").playouts == ("random", "guided")
     assert boardlab.make("cartagena").playout == "guided"
     assert boardlab.make("ctor(size=8)").playouts == ("random", "guided")
+    assert boardlab.make("ctor(size=8)").playout == "guided"
+    assert boardlab.make("carteso(size=9)").playout == boardlab.make("rumbo").playout == "random"
 
 
 def test_a_playout_the_game_does_not_offer_is_a_clear_error():
