@@ -668,9 +668,9 @@ class CartagenaState(KernelState):
             min(game.turn_cap, int(self.buf[K.M_TURNS]) + max_turns)
         # the playout runs on a copy of the buffer alone: the position is all it needs
         if policy == "guided":
-            first = K.guided_rollout(self.buf, game.cfg, seed, cap, GUIDED_GREED, GUIDED_CARD)
+            first = K.rollout(self.buf, game.cfg, seed, cap, GUIDED_GREED, GUIDED_CARD)
         else:
-            self.game.check_playout(policy)
+            game.check_playout(policy)
             first = K.rollout(self.buf, game.cfg, seed, cap)
         return list(game.ranked_returns(first))
 

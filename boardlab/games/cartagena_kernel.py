@@ -451,14 +451,6 @@ def guided_playout(buf, cfg, seed, greed, card):
 
 
 @njit(cache=True)
-def guided_rollout(buf, cfg, seed, cap, greed, card):
-    """:func:`rollout` by :func:`guided_playout`."""
-    work, capped = _capped(buf, cfg, seed, cap)
-    guided_playout(work, capped, seed, greed, card)
-    return _ranked_end(work, cfg)
-
-
-@njit(cache=True)
 def ranking_keys(buf, cfg, keys):
     """Write each seat's K-A7 ranking key to ``keys`` (seats x 2): its tokens in the
     boat, then the sum of its tokens' positions."""
@@ -495,28 +487,15 @@ def first_ranked(buf, cfg):
 
 
 @njit(cache=True)
-def rollout(buf, cfg, seed, cap):
-    """A random :func:`playout` of a copy of ``buf`` (its chance reseeded from ``seed``)
-    to the end or to turn ``cap``, where it is ranked; :func:`first_ranked` of the end."""
-    work, capped = _capped(buf, cfg, seed, cap)
-    playout(work, capped, seed)
-    return _ranked_end(work, cfg)
-
-
-@njit(cache=True, inline="always")
-def _capped(buf, cfg, seed, cap):
-    """A copy of ``buf`` with its chance reseeded from ``seed``, and of ``cfg`` with the
-    game capped at turn ``cap``: where a rollout plays."""
+def rollout(buf, cfg, seed, cap, greed=0, card=0):
+    """A :func:`guided_playout` (with greed 0, the random :func:`playout`) of a copy of
+    ``buf`` (its chance reseeded from ``seed``) to the end or to turn ``cap``, where it
+    is ranked; :func:`first_ranked` of the end."""
     work = buf.copy()
     capped = cfg.copy()
     capped[C_MAX_TURNS] = cap
     seed_rng(work, seed)
-    return work, capped
-
-
-@njit(cache=True, inline="always")
-def _ranked_end(work, cfg):
-    """:func:`first_ranked` of a rollout's last position (capped if still in play)."""
+    guided_playout(work, capped, seed, greed, card)
     if work[M_OVER] == 0:
         work[M_OVER] = OVER_CAP
     return first_ranked(work, cfg)
