@@ -410,16 +410,18 @@ def report_lines(report: Report) -> list[str]:
 
 def _header(report: Report) -> list[str]:
     plan = report.plan
+    komi = plan.komi_options is not None and "komi" not in plan.skip
     timing = ", ".join(f"{TITLES[s].lower()} {report.seconds[s]:.0f} s" for s in SECTIONS
-                       if s in report.seconds) or "nothing finished yet"
+                       if s in report.seconds and (komi or s != "komi")) \
+        or "nothing finished yet"
     return [f"# {plan.game.name}: analysis report", "",
             f"* game: `{plan.game.spec}`",
             f"* date: {report.started} (UTC)",
             f"* command: `{plan.command}`",
             f"* seed: {plan.seed} (game i of a measurement has seed {plan.seed} + i)",
-            f"* budgets: {plan.games} games a self-play or level measurement, "
-            f"{plan.komi_games} games a komi size; strong agent `{plan.strong}`; "
-            f"jobs {plan.jobs}",
+            f"* budgets: {plan.games} games a self-play or level measurement"
+            + (f", {plan.komi_games} games a komi size" if komi else "")
+            + f"; strong agent `{plan.strong}`; jobs {plan.jobs}",
             f"* machine: {os.cpu_count()} CPU(s), {platform.machine()}, Python "
             f"{platform.python_version()}",
             f"* time: {timing}"]\

@@ -161,7 +161,7 @@ def test_each_game_declares_its_playouts_and_mcts_takes_the_games_own():
         assert agent.evaluator.policy == game.playout
     assert boardlab.make("cartagena").playouts == ("random", "guided")
     assert boardlab.make("cartagena").playout == "guided"
-    assert boardlab.make("ctor(size=8)").playouts == ("random", "guided")
+    assert boardlab.make("ctor(size=8)").playouts == ("random", "guided", "tactical")
     assert boardlab.make("ctor(size=8)").playout == "guided"
     assert boardlab.make("carteso(size=9)").playout == boardlab.make("rumbo").playout == "random"
 
@@ -221,3 +221,82 @@ def test_mcts_takes_ctor_guided_playouts_when_asked():
     assert agent.evaluator.policy == "guided"
     state = game.new_initial_state(seed=2)
     assert agent.act(state.view(0)) in state.legal_actions()
+
+
+def _replaceable(buf, tables, team) -> int:
+    """How many opponent chips ``team`` could replace on ``buf``'s board."""
+    nbr, diag = tables
+    return sum(bool(ctor_kernel.can_replace(buf, nbr, diag, x, team)) for x in range(nbr.shape[0]))
+
+
+def _tactical_oracle(state, action) -> int:
+    """``tactical_worth`` of ``action`` the long way: the Replaces the board offers each
+    team with and without the chip put or moved, counted over the whole board."""
+    K_ = ctor_kernel
+    buf, (cfg, nbr, diag) = state.buf, state._tables()
+    team, P, colour = int(buf[K_.M_TEAM]), int(cfg[K_.C_N]) ** 2, int(buf[K_.M_TEAM]) + 1
+    kind, x, y = (int(v) for v in K_.decode(action, P, nbr))
+    if kind == K_.KIND_REPLACE:
+        return K_.T_REPLACE
+    if kind == K_.KIND_LIFT:
+        return -1
+    if kind not in (K_.KIND_PUT, K_.KIND_MOVE):
+        return 0
+    after = buf.copy()
+    if kind == K_.KIND_MOVE:
+        after[K_.META + x] = 0
+    at = x if kind == K_.KIND_PUT else y
+    after[K_.META + at] = colour
+    enables = _replaceable(after, (nbr, diag), team) - _replaceable(buf, (nbr, diag), team)
+    danger_after = int(K_.can_replace(after, nbr, diag, at, 1 - team))
+    if kind == K_.KIND_PUT:
+        return K_.T_PUT + K_.T_ENABLES * enables + int(K_._own_around(buf, nbr, diag, x, colour)) \
+            - K_.T_DANGER * danger_after
+    danger_before = int(K_.can_replace(buf, nbr, diag, x, 1 - team))
+    return K_.T_ENABLES * enables + K_.T_DANGER * (danger_before - danger_after)
+
+
+@isolated()
+def test_ctor_tactical_worth_is_what_the_action_does_to_the_replaces_on_the_board():
+    K_ = ctor_kernel
+    game = boardlab.make("ctor(size=8)")
+    cnt = np.zeros((2, game.P), np.int32)
+    rnd = random.Random(11)
+    checked = {K_.KIND_PUT: 0, K_.KIND_MOVE: 0, K_.KIND_REPLACE: 0}
+    enabling = 0
+    for g in range(3):
+        state = game.new_initial_state(seed=g)
+        while not state.is_terminal():
+            buf, (cfg, nbr, diag) = state.buf, state._tables()
+            if buf[K_.M_PHASE] == K_.PH_REGULAR and buf[K_.M_LIFTS] == 0:
+                K_.count_around(buf, game.P, nbr, diag, cnt)
+                before = buf.copy()
+                for action in state.legal_actions():
+                    worth = int(K_.tactical_worth(buf, cfg, nbr, diag, cnt, action))
+                    assert worth == _tactical_oracle(state, action), (g, action)
+                    kind = int(K_.decode(action, game.P, nbr)[0])
+                    if kind in checked:
+                        checked[kind] += 1
+                    enabling += worth >= K_.T_PUT + K_.T_ENABLES and kind != K_.KIND_REPLACE
+                assert np.array_equal(buf, before)
+            state.apply(rnd.choice(state.legal_actions()))
+    assert min(checked.values()) > 50, checked        # every kind met, many times
+    assert enabling > 20                              # and actions that set up a Replace
+
+
+@isolated()
+def test_a_ctor_tactical_rollout_leaves_the_state_alone_and_repeats():
+    game = boardlab.make("ctor(size=8)")
+    assert "tactical" in game.playouts
+    state = game.new_initial_state(seed=5)
+    rnd = random.Random(5)
+    for _ in range(30):
+        state.apply(rnd.choice(state.legal_actions()))
+    before = state.buf.copy()
+    results = [state.rollout(seed, None, "tactical") for seed in range(20)]
+    assert np.array_equal(state.buf, before)
+    assert results == [state.rollout(seed, None, "tactical") for seed in range(20)]
+    seat = state.current_player()
+    agent = make_agent("mcts(iterations=30,playout=tactical)", game, seat)
+    assert agent.evaluator.policy == "tactical"
+    assert agent.act(state.view(seat)) in state.legal_actions()

@@ -87,7 +87,11 @@ def test_a_game_without_komi_gets_no_komi_section(tmp_path, capsys):
     out = tmp_path / "cartagena"
     assert main(["report", "cartagena", "--games", "2", "--strengths", "random",
                  "--skip", "speed,levels", "--out", str(out)]) == 0
-    parts = sections((out / "report.md").read_text())
+    text = (out / "report.md").read_text()
+    parts = sections(text)
+    header = text.split("## ")[0]
+    assert "2 games a self-play" in header and "komi size" not in header   # no komi budget
+    assert "fair komi" not in header                                        # nor its time
     assert "No komi section" in parts["Fair komi by size"]
     assert "no komi option" in parts["Fair komi by size"]
     assert "Skipped" in parts["Speed"] and "Skipped" in parts["Levels compared"]

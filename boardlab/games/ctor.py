@@ -110,7 +110,7 @@ class Ctor(Game):
     description = "teams on a torus: put, move, land and replace chips to own the most squares"
     declared_options = OPTIONS
     bench_specs = ("ctor(size=8)", "ctor(size=10,teams=3v3)")
-    playouts = ("random", "guided")
+    playouts = ("random", "guided", "tactical")
     playout = "guided"
     setup_examples = ("ctor(size=8,position=B......./......../......../......../......../"
                       "......../......../.......W,turn=2)",
@@ -516,12 +516,12 @@ class CtorState(KernelState):
         the pending choices this state holds): random play, or with ``policy="guided"``
         nine times in ten an action of the best kind (Replace, Put, a Move step or the
         end, a Landing last; ``ctor_kernel.guided_playout``)."""
-        if policy != "guided":
+        if policy not in ("guided", "tactical"):
             self.game.check_playout(policy)
         other = self.clone()
         if other.resigned is None:
             K.guided_playout(other.buf, *self._tables(), seed,
-                             GUIDED_GREED if policy == "guided" else 0)
+                             0 if policy == "random" else GUIDED_GREED, policy == "tactical")
         return other.returns()
 
     # Hidden information: reveals, undo, announcements --------------------------------

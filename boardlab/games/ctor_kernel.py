@@ -724,18 +724,96 @@ def playout(buf, cfg, nbr, diag, seed):
 WORTH = np.array([1, 0, -1, 2, 0, 0], dtype=np.int64)
 
 
+# the tactical playout's worths (:func:`tactical_worth`)
+T_REPLACE, T_PUT, T_ENABLES, T_DANGER = 100, 20, 10, 15
+
+
 @njit(cache=True)
-def guided_playout(buf, cfg, nbr, diag, seed, greed):
-    """Play to the end, with probability ``greed`` in 1000 an action of the best kind by
-    ``WORTH`` (a Replace, else a Put, else a Move step or the end of the turn, a Landing
-    last; the one of that kind at random), else any legal action; returns the actions
-    made. Greed 0 is :func:`playout`. In simultaneous team play every choice is random.
+def count_around(buf, P, nbr, diag, cnt):
+    """``cnt[c, x]``: how many chips of colour ``c + 1`` the 8 neighbours of ``x`` hold."""
+    cnt[:, :] = 0
+    for x in range(P):
+        c = buf[META + x]
+        if c != 0:
+            for d in range(4):
+                cnt[c - 1, nbr[x, d]] += 1
+                cnt[c - 1, diag[x, d]] += 1
+
+
+@njit(cache=True, inline="always")
+def _touching(x, z, nbr, diag):
+    """Whether squares ``x`` and ``z`` are the same or 8-neighbours on the torus."""
+    if z == x:
+        return True
+    for d in range(4):
+        if nbr[x, d] == z or diag[x, d] == z:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _made_replaceable(buf, nbr, diag, cnt, team, at, away, was):
+    """Opponent chips around ``at`` (not touching ``away``, if >= 0) that have ``was``
+    chips of ``team`` around them."""
+    k = 0
+    opp = 2 - team
+    for d in range(4):
+        for z in (nbr[at, d], diag[at, d]):
+            if buf[META + z] == opp and cnt[team, z] == was and \
+                    (away < 0 or not _touching(away, z, nbr, diag)):
+                k += 1
+    return k
+
+
+@njit(cache=True)
+def tactical_worth(buf, cfg, nbr, diag, cnt, action):
+    """What the tactical playout makes of a legal ``action`` of the team to move, from
+    the chips around the squares it touches (``cnt``: :func:`count_around` now):
+
+    * a Replace: ``T_REPLACE`` (more than anything else);
+    * a Put: ``T_PUT``, plus ``T_ENABLES`` for each opponent chip next to it that the
+      new chip makes replaceable, plus one for each own chip next to it, less
+      ``T_DANGER`` if the opponent could replace the new chip;
+    * a Move step: ``T_ENABLES`` for each opponent chip it makes replaceable (less for
+      each it makes safe again), plus ``T_DANGER`` if it takes its chip out of reach
+      of a Replace (less, if it moves it into reach);
+    * the end of the turn and a secret pick: 0; a Landing's lift: -1."""
+    n = cfg[C_N]
+    P = n * n
+    team = buf[M_TEAM]
+    kind, x, y = decode(action, P, nbr)
+    if kind == KIND_REPLACE:
+        return np.int64(T_REPLACE)
+    if kind == KIND_LIFT:
+        return np.int64(-1)
+    if kind == KIND_PUT:
+        worth = T_PUT + T_ENABLES * _made_replaceable(buf, nbr, diag, cnt, team, x, -1, 4) \
+            + cnt[team, x]
+        if cnt[1 - team, x] >= 5:
+            worth -= T_DANGER
+        return np.int64(worth)
+    if kind == KIND_MOVE:
+        worth = T_ENABLES * (_made_replaceable(buf, nbr, diag, cnt, team, y, x, 4)
+                             - _made_replaceable(buf, nbr, diag, cnt, team, x, y, 5))
+        worth += T_DANGER * ((cnt[1 - team, x] >= 5) - (cnt[1 - team, y] >= 5))
+        return np.int64(worth)
+    return np.int64(0)
+
+
+@njit(cache=True)
+def guided_playout(buf, cfg, nbr, diag, seed, greed, tactical=False):
+    """Play to the end, with probability ``greed`` in 1000 the action worth most, else
+    any legal action; returns the actions made. The worth is by kind (``WORTH``: a
+    Replace, else a Put, else a Move step or the end of the turn, a Landing last; the
+    one of that kind at random) or, ``tactical``, :func:`tactical_worth`'s (ties at
+    random). Greed 0 is :func:`playout`. In simultaneous team play every choice is random.
     """
     P = cfg[C_N] * cfg[C_N]
     out = np.empty(8 * P + 1, np.int32)
     worth = np.empty(8 * P + 1, np.int64)
     members = np.empty(MAX_MEMBERS, np.int32)
     work = np.empty_like(buf)
+    cnt = np.zeros((2, P), np.int32)
     s = rng_seed(seed)
     moves = 0
     while buf[M_PHASE] != PH_OVER:
@@ -753,8 +831,13 @@ def guided_playout(buf, cfg, nbr, diag, seed, greed):
             if greed > 0:              # (greed 0 draws as the random playout always did)
                 s = rng_next(s)
                 if k > 1 and rng_below(s, 1000) < greed:
+                    if tactical:
+                        count_around(buf, P, nbr, diag, cnt)
                     for i in range(k):
-                        worth[i] = WORTH[_kind(out[i], P)]
+                        if tactical:
+                            worth[i] = tactical_worth(buf, cfg, nbr, diag, cnt, out[i])
+                        else:
+                            worth[i] = WORTH[_kind(out[i], P)]
                     pick, s = pick_best(worth, k, s)
             apply(buf, cfg, nbr, diag, out[pick])
         moves += 1
