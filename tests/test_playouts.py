@@ -195,17 +195,25 @@ def test_ctor_guided_playouts_rank_the_kinds_replace_put_then_the_rest_and_landi
         w[K_.KIND_LIFT]
 
 
-@isolated()
-def test_a_ctor_guided_rollout_leaves_the_state_alone_repeats_and_uses_its_turns():
+def _ctor_rollouts_leave_the_state_alone_and_repeat(policy: str, seed: int):
+    """A CTOR 8x8 state 30 random actions in, after 20 rollouts of ``policy`` from it
+    were checked to change nothing and to repeat with their seeds."""
     game = boardlab.make("ctor(size=8)")
-    state = game.new_initial_state(seed=4)
-    rnd = random.Random(4)
+    assert policy in game.playouts
+    state = game.new_initial_state(seed=seed)
+    rnd = random.Random(seed)
     for _ in range(30):
         state.apply(rnd.choice(state.legal_actions()))
     before = state.buf.copy()
-    results = [state.rollout(seed, None, "guided") for seed in range(20)]
+    results = [state.rollout(s, None, policy) for s in range(20)]
     assert np.array_equal(state.buf, before)
-    assert results == [state.rollout(seed, None, "guided") for seed in range(20)]
+    assert results == [state.rollout(s, None, policy) for s in range(20)]
+    return state
+
+
+@isolated()
+def test_a_ctor_guided_rollout_leaves_the_state_alone_repeats_and_uses_its_turns():
+    state = _ctor_rollouts_leave_the_state_alone_and_repeat("guided", 4)
     # random play ends turns with Puts left; the guided one spends them, so its games
     # fill the field in far fewer actions (553 against 220 in a first trial of 40)
     lengths = {}
@@ -286,17 +294,8 @@ def test_ctor_tactical_worth_is_what_the_action_does_to_the_replaces_on_the_boar
 
 @isolated()
 def test_a_ctor_tactical_rollout_leaves_the_state_alone_and_repeats():
-    game = boardlab.make("ctor(size=8)")
-    assert "tactical" in game.playouts
-    state = game.new_initial_state(seed=5)
-    rnd = random.Random(5)
-    for _ in range(30):
-        state.apply(rnd.choice(state.legal_actions()))
-    before = state.buf.copy()
-    results = [state.rollout(seed, None, "tactical") for seed in range(20)]
-    assert np.array_equal(state.buf, before)
-    assert results == [state.rollout(seed, None, "tactical") for seed in range(20)]
+    state = _ctor_rollouts_leave_the_state_alone_and_repeat("tactical", 5)
     seat = state.current_player()
-    agent = make_agent("mcts(iterations=30,playout=tactical)", game, seat)
+    agent = make_agent("mcts(iterations=30,playout=tactical)", state.game, seat)
     assert agent.evaluator.policy == "tactical"
     assert agent.act(state.view(seat)) in state.legal_actions()
