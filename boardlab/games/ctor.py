@@ -515,7 +515,8 @@ class CtorState(KernelState):
         """Play to the end through the kernel (the simultaneous sub-rounds too, from
         the pending choices this state holds): random play, or with ``policy="guided"``
         nine times in ten an action of the best kind (Replace, Put, a Move step or the
-        end, a Landing last; ``ctor_kernel.guided_playout``)."""
+        end, a Landing last; ``ctor_kernel.guided_playout``), or with ``"tactical"`` the
+        action judged best from the chips around it (``ctor_kernel.tactical_worth``)."""
         if policy not in ("guided", "tactical"):
             self.game.check_playout(policy)
         other = self.clone()
