@@ -37,8 +37,9 @@ from boardlab.core.game import Game, State
 AGENT_SPECS = ("random", "greedy", "mcts(iterations=20)", "ismcts(iterations=20)",
                "mcts(level=1)", "mcts(iterations=20,evaluator=heuristic)")
 SEARCH_SPECS = AGENT_SPECS[1:]
-# the whole-game matrix leaves out the level: mcts(level=1) is mcts(iterations=50), the same
-# search as mcts(iterations=20) on a larger budget (the checks below still run it everywhere)
+# the whole-game matrix leaves out the level: mcts(level=1) is mcts(iterations=50) (8 on
+# Cartagena), the same search as mcts(iterations=20) on another budget (the checks below
+# still run it everywhere)
 MATRIX_SPECS = tuple(spec for spec in AGENT_SPECS if spec != "mcts(level=1)")
 MAX_AGENT_MOVES = 25  # the agent's own moves per game; random play finishes long games
 AGENT_SECONDS = 1.0   # ... and no more after this much search time (once it made 3 moves)
@@ -595,7 +596,7 @@ def test_unknown_agent_error_is_exported_by_boardlab():
 
 
 @pytest.mark.parametrize("spec, expected", [
-    ("rumbo(size=5)", [50, 120, 250, 500, 1000]), ("cartagena", [50, 120, 250, 500, 1000]),
+    ("rumbo(size=5)", [50, 120, 250, 500, 1000]), ("cartagena", [8, 20, 50, 150, 4000]),
     ("carteso(size=5)", [50, 75, 115, 170, 260])])
 def test_levels_set_the_budget(spec, expected):
     """Every level is a number of simulations and no clock, as the game declares them

@@ -367,7 +367,8 @@ class MCTS(Agent):
                "visited move cannot be caught in the budget left, or every move won or lost "
                "every simulation)"),
         Option("level", int, 0, "1 (weak) .. 5 (strong): the game's simulations a move "
-               "(50, 120, 250, 500 or 1000; on Carteso 50, 75, 115, 170, 260), instead of "
+               "(50, 120, 250, 500 or 1000; on Carteso 50, 75, 115, 170, 260; on Cartagena "
+               "8, 20, 50, 150, 4000), instead of "
                "time/iterations (not with them); 0: no level",
                minimum=0, maximum=5),
         Option("determinizations", int, 1, "with hidden information: how many sampled states "
