@@ -358,7 +358,8 @@ class MCTS(Agent):
                "value less this (first-play urgency)", minimum=0),
         Option("playout", str, "", "how a rollout plays: random, or a policy the game offers "
                "(guided, in Cartagena and CTOR: nine times in ten the action its game judges "
-               "best at a glance); empty: the game's own choice (Cartagena and CTOR: guided, "
+               "best at a glance; tactical, in CTOR: judged from the chips around the "
+               "squares it touches); empty: the game's own choice (Cartagena and CTOR: guided, "
                "Carteso and Rumbo: random)"),
         Option("rollout_turns", int, 200, "turns a rollout may play before it is ranked "
                "(games with long random play, e.g. Cartagena)", minimum=1),
