@@ -72,7 +72,22 @@ def cmd_agents(args) -> int:
         print(f"{cls.name}: {cls.description}")
         _print_options(cls.declared_options)
         print()
+    print("per game (what mcts and ismcts read from the game: simulations a move at "
+          "level=1..5, the exploration constant c, the playout policies offered, the "
+          "default first):")
+    for line in _search_facts():
+        print(f"  {line}")
     return 0
+
+
+def _search_facts() -> list[str]:
+    """A line per registered game: the facts the searches read from it."""
+    lines = []
+    for cls in games():
+        playouts = [cls.playout] + [p for p in cls.playouts if p != cls.playout]
+        lines.append(f"{cls.name}: level 1-5 = {', '.join(map(str, cls.level_budgets))} "
+                     f"simulations; c {cls.exploration:g}; playout {', '.join(playouts)}")
+    return lines
 
 
 def cmd_replay(args) -> int:

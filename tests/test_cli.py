@@ -58,6 +58,28 @@ def test_games_lists_games_and_options(capsys):
     assert "carteso:" in out and "rumbo:" in out and "komi_protocol" in out
 
 
+def test_agents_lists_each_games_search_facts_from_the_game(capsys):
+    """The per-game budgets, c and playouts come from the games' declared facts, and no
+    agent's option help names a game (prose about one game drifts from its facts)."""
+    from boardlab.agents import agents
+    from boardlab.core.registry import games
+
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    per_game = out.split("\nper game")[1].splitlines()
+    for cls in games():
+        line = next(line.strip() for line in per_game if line.strip().startswith(cls.name + ":"))
+        assert ", ".join(map(str, cls.level_budgets)) + " simulations" in line
+        assert f"c {cls.exploration:g};" in line
+        assert line.endswith("playout " + ", ".join(
+            [cls.playout] + [p for p in cls.playouts if p != cls.playout]))
+    for agent in agents():
+        for option in agent.declared_options:
+            for cls in games():
+                assert cls.title.lower() not in option.help.lower(), \
+                    (agent.name, option.name, cls.title)
+
+
 def test_hotseat_play_through_stdin_and_save(tmp_path):
     record = tmp_path / "game.json"
     moves = "Bb2\nWb2\nnonsense\nWa3\nundo\nWa3\nresign\n"

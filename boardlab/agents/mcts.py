@@ -342,7 +342,7 @@ class MCTS(Agent):
                "applies, from the spec or --move-time, else 1000; a time alone: no cap)",
                minimum=0),
         Option("c", float, 0.0, "exploration constant of UCB (0: the one measured for the "
-               "game: 0.8 on Carteso and Rumbo, 1.4 on the others)", minimum=0),
+               "game, listed per game by `boardlab agents`)", minimum=0),
         Option("urgency", float, 0.0, "first-play urgency of UCB: with U > 0 a node tries a "
                "new move only while no tried move scores U or more (0: every move is tried "
                "once before any is tried again)", minimum=0),
@@ -357,20 +357,19 @@ class MCTS(Agent):
         Option("fpu", float, 0.2, "evaluator=net: an untried move counts as the node's mean "
                "value less this (first-play urgency)", minimum=0),
         Option("playout", str, "", "how a rollout plays: random, or a policy the game offers "
-               "(guided, in Cartagena and CTOR: nine times in ten the action its game judges "
-               "best at a glance; tactical, in CTOR: judged from the chips around the "
-               "squares it touches); empty: the game's own choice (Cartagena and CTOR: guided, "
-               "Carteso and Rumbo: random)"),
+               "(guided: nine times in ten the action its game judges best at a glance; "
+               "tactical: judged from the pieces around the squares it touches); empty: the "
+               "game's own choice (what each game offers and chooses: `boardlab agents`, "
+               "per game)"),
         Option("rollout_turns", int, 200, "turns a rollout may play before it is ranked "
-               "(games with long random play, e.g. Cartagena)", minimum=1),
+               "(for games whose random play can run long)", minimum=1),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
         Option("early_stop", bool, True, "stop when the choice can no longer change (the most "
                "visited move cannot be caught in the budget left, or every move won or lost "
                "every simulation)"),
         Option("level", int, 0, "1 (weak) .. 5 (strong): the game's simulations a move "
-               "(50, 120, 250, 500 or 1000; on Carteso 50, 75, 115, 170, 260; on Cartagena "
-               "8, 20, 50, 150, 4000), instead of "
-               "time/iterations (not with them); 0: no level",
+               "(listed per game by `boardlab agents`), instead of time/iterations (not with "
+               "them); 0: no level",
                minimum=0, maximum=5),
         Option("determinizations", int, 1, "with hidden information: how many sampled states "
                "a move searches, each in its own tree, sharing the budget; the move with the "
@@ -380,8 +379,9 @@ class MCTS(Agent):
                "nothing hidden): play a proven win at once, never a proven loss while another "
                "move is not one (e.g. a pass that the reply pass wins)"),
         Option("compiled", bool, True, "run whole simulations compiled where the game's "
-               "kernel offers it (Carteso and Rumbo in play, with the rollout evaluator: "
-               "about three times the simulations a second); false: the Python tree"),
+               "kernel offers it (docs/agents.md, \"Compiled simulations\": in play, with the "
+               "rollout evaluator and random playouts, about three times the simulations a "
+               "second); false: the Python tree"),
         Option("workers", int, 1, "processes that search each move at once, each with its "
                "own tree and seed, their root statistics added up (root parallelism; one "
                "core each)", minimum=1, maximum=64),
