@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import multiprocessing
 import os
 import sys
@@ -27,19 +26,10 @@ import time
 
 import boardlab
 from boardlab.agents import make_agent
+from boardlab.arena.match import wilson_interval
 from boardlab.interop import agents as _bridge  # noqa: F401  (registers openspiel(...))
 
 SPECS = ("carteso(size=9)", "rumbo(size=9)", "ctor(size=8)", "cartagena")
-
-
-def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a rate ``score / n``."""
-    if n == 0:
-        return 0.0, 1.0
-    p = score / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play(game, specs: list[str], seed: int) -> list[float]:
@@ -123,7 +113,7 @@ def main(argv=None) -> int:
         theirs = f"openspiel(bot={search},time={args.time},simulations=50)"
         started = time.perf_counter()
         score, n = bench(spec, args.games, ours, theirs, args.seed, args.jobs, args.out)
-        low, high = wilson(score, n)
+        low, high = wilson_interval(score, n)
         print(f"{spec:24s} {ours} against {theirs}: ours {score / n:6.1%}  "
               f"95% [{low:.1%}, {high:.1%}]  ({n} games, {time.perf_counter() - started:.0f} s)",
               flush=True)
