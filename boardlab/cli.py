@@ -74,7 +74,7 @@ def cmd_agents(args) -> int:
         print()
     print("per game (what mcts and ismcts read from the game: simulations a move at "
           "level=1..5, the exploration constant c, the playout policies offered, the "
-          "default first):")
+          "default first, the turns a rollout plays):")
     for line in _search_facts():
         print(f"  {line}")
     return 0
@@ -86,7 +86,8 @@ def _search_facts() -> list[str]:
     for cls in games():
         playouts = [cls.playout] + [p for p in cls.playouts if p != cls.playout]
         lines.append(f"{cls.name}: level 1-5 = {', '.join(map(str, cls.level_budgets))} "
-                     f"simulations; c {cls.exploration:g}; playout {', '.join(playouts)}")
+                     f"simulations; c {cls.exploration:g}; playout {', '.join(playouts)}; "
+                     f"rollout_turns {cls.rollout_turns}")
     return lines
 
 

@@ -569,7 +569,7 @@ def test_the_listing_has_every_agent_with_a_description():
                                           ("mcts(time=-1)", "time"),
                                           ("mcts(iterations=lots)", "iterations"),
                                           ("mcts(reuse=maybe)", "reuse"),
-                                          ("mcts(rollout_turns=0)", "rollout_turns"),
+                                          ("mcts(rollout_turns=-1)", "rollout_turns"),
                                           ("greedy(depth=2)", "depth"),
                                           ("random(iterations=3)", "iterations")])
 def test_bad_options_raise_option_error_naming_the_option(spec, option):
@@ -992,6 +992,9 @@ def test_the_evaluator_option_picks_a_named_evaluator():
     assert isinstance(make_agent("mcts(evaluator=heuristic)", game, 0).evaluator,
                       HeuristicEvaluator)
     assert make_agent("mcts(rollout_turns=33)", game, 0).evaluator.turns == 33
+    assert make_agent("mcts", game, 0).evaluator.turns == game.rollout_turns == 200
+    ctor = boardlab.make("ctor(size=8)")
+    assert make_agent("ismcts", ctor, 0).evaluator.turns == ctor.rollout_turns == 8
     with pytest.raises(OptionError, match="evaluator"):
         make_agent("mcts(evaluator=network)", game, 0)
 

@@ -72,7 +72,8 @@ def test_agents_lists_each_games_search_facts_from_the_game(capsys):
         assert ", ".join(map(str, cls.level_budgets)) + " simulations" in line
         assert f"c {cls.exploration:g};" in line
         assert line.endswith("playout " + ", ".join(
-            [cls.playout] + [p for p in cls.playouts if p != cls.playout]))
+            [cls.playout] + [p for p in cls.playouts if p != cls.playout]) +
+            f"; rollout_turns {cls.rollout_turns}")
     for agent in agents():
         for option in agent.declared_options:
             for cls in games():

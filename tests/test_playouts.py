@@ -299,3 +299,47 @@ def test_a_ctor_tactical_rollout_leaves_the_state_alone_and_repeats():
     agent = make_agent("mcts(iterations=30,playout=tactical)", state.game, seat)
     assert agent.evaluator.policy == "tactical"
     assert agent.act(state.view(seat)) in state.legal_actions()
+
+
+def test_a_capped_ctor_rollout_stops_after_a_round_and_is_worth_the_chips_ahead():
+    """``rollout(seed, k)`` plays as a game whose rules cap it (``max_turns``) at the end
+    of the first round at least k turns on would, and is then worth tanh(chips ahead /
+    CAPPED_SCALE) to each team; a game over before the cap is ranked as ever."""
+    from boardlab.games.ctor import CAPPED_SCALE
+    game = boardlab.make("ctor(size=8)")
+    rnd = random.Random(8)
+    capped_by_us = ended_first = 0
+    for start in range(3):
+        state = game.new_initial_state(seed=start)
+        actions = []
+        # 12 and 72 actions in, and the third a field of 58 chips or more (near the end)
+        while len(actions) < (12, 72, 10**6)[start] and sum(state.counts()) < 58:
+            action = rnd.choice(state.legal_actions())
+            actions.append(action)
+            state.apply(action)
+        turns = int(state.buf[ctor_kernel.M_TURNS])
+        for k in (1, 2, 5, 8):
+            cap = turns + k + (turns + k) % 2
+            assert cap % 2 == 0 and cap - turns in (k, k + 1)
+            rules = boardlab.make(f"ctor(size=8,max_turns={cap})").new_initial_state(
+                seed=start)
+            for action in actions:
+                rules.apply(action)
+            for policy in game.playouts:
+                for seed in range(4):
+                    result = state.rollout(seed, k, policy)
+                    end = rules.played_out_to(seed, None, policy)   # the rules' game
+                    assert end.is_terminal()
+                    black, white = end.counts()
+                    if int(end.buf[ctor_kernel.M_TURNS]) == cap and not end.buf[ctor_kernel.M_FULL]:
+                        capped_by_us += 1
+                        worth = np.tanh((black - white) / CAPPED_SCALE)
+                        assert result == pytest.approx([worth, -worth]), (start, k, policy)
+                    else:
+                        ended_first += 1
+                        assert result == end.returns()
+    assert capped_by_us > 50 and ended_first > 0
+    state = game.new_initial_state(seed=1)
+    assert [state.rollout(s, 10**6, "guided") for s in range(5)] == \
+        [state.rollout(s, None, "guided") for s in range(5)]
+    assert all(v in (-1.0, 0.0, 1.0) for s in range(5) for v in state.rollout(s, None))

@@ -361,8 +361,8 @@ class MCTS(Agent):
                "tactical: judged from the pieces around the squares it touches); empty: the "
                "game's own choice (what each game offers and chooses: `boardlab agents`, "
                "per game)"),
-        Option("rollout_turns", int, 200, "turns a rollout may play before it is ranked "
-               "(for games whose random play can run long)", minimum=1),
+        Option("rollout_turns", int, 0, "turns a rollout may play before the position is "
+               "valued (0: the game's own, listed per game by `boardlab agents`)", minimum=0),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
         Option("early_stop", bool, True, "stop when the choice can no longer change (the most "
                "visited move cannot be caught in the budget left, or every move won or lost "
@@ -398,6 +398,8 @@ class MCTS(Agent):
             self.options["c"] = game.exploration
         if not self.options["playout"]:
             self.options["playout"] = game.playout
+        if not self.options["rollout_turns"]:
+            self.options["rollout_turns"] = game.rollout_turns
         game.check_playout(self.options["playout"])
         self.given_options = {**options, "workers": 1}   # what each helper process gets
         self.helpers = None                                # started by the first act

@@ -92,6 +92,9 @@ class Game:
     #: use unless given one (``playout``), as measured (docs/agents.md, "Playouts")
     playouts: tuple[str, ...] = ("random",)
     playout: str = "random"
+    #: how many more turns the searches' rollouts play before the position is valued
+    #: (``State.rollout``'s ``max_turns``), unless given one (``rollout_turns``)
+    rollout_turns: int = 200
     #: plain-text rules summary and notation guide (terminal ``help``, the web app)
     rules_summary: str = ""
     notation_guide: str = ""

@@ -25,6 +25,8 @@ those.
 """
 from __future__ import annotations
 
+import math
+
 import re
 
 import numpy as np
@@ -101,6 +103,9 @@ OPTIONS = (
 # the guided playout (State.rollout): how often in 1000 it takes an action of the best kind
 # (docs/agents.md, "Playouts")
 GUIDED_GREED = 900
+# a rollout stopped before the end is worth tanh(chips ahead / CAPPED_SCALE) (docs/agents.md,
+# "Playouts")
+CAPPED_SCALE = 4.0
 
 
 @register
@@ -112,6 +117,7 @@ class Ctor(Game):
     bench_specs = ("ctor(size=8)", "ctor(size=10,teams=3v3)")
     playouts = ("random", "guided", "tactical")
     playout = "guided"
+    rollout_turns = 8
     setup_examples = ("ctor(size=8,position=B......./......../......../......../......../"
                       "......../......../.......W,turn=2)",
                       "ctor(size=8,secret_squares=true,secrets=1,2,3,4,5/36,7,8,9,10)")
@@ -512,18 +518,45 @@ class CtorState(KernelState):
 
     def rollout(self, seed: int, max_turns: int | None = None,
                 policy: str = "random") -> list[float]:
-        """Play to the end through the kernel (the simultaneous sub-rounds too, from
-        the pending choices this state holds): random play, or with ``policy="guided"``
-        nine times in ten an action of the best kind (Replace, Put, a Move step or the
-        end, a Landing last; ``ctor_kernel.guided_playout``), or with ``"tactical"`` the
-        action judged best from the chips around it (``ctor_kernel.tactical_worth``)."""
+        """Play on through the kernel (the simultaneous sub-rounds too, from the pending
+        choices this state holds): random play, or with ``policy="guided"`` nine times in
+        ten an action of the best kind (Replace, Put, a Move step or the end, a Landing
+        last; ``ctor_kernel.guided_playout``), or with ``"tactical"`` the action judged
+        best from the chips around it (``ctor_kernel.tactical_worth``).
+
+        To the end, ranked by the chips; or with ``max_turns``, only until the end of
+        the first round (the second team's turn) at least that many turns on, each
+        team then worth ``tanh(chips ahead / CAPPED_SCALE)``: a margin a few turns on
+        says more than who leads, and ending every playout after the same team's turn
+        keeps a lead that is only that team's last Puts from favouring some moves."""
+        game = self.game
         if policy not in ("guided", "tactical"):
-            self.game.check_playout(policy)
+            game.check_playout(policy)
+        cap = None
+        if max_turns is not None and self.resigned is None:
+            cap = int(self.buf[K.M_TURNS]) + max_turns
+            cap += cap % 2
+            if cap >= game.cfg[K.C_MAX_TURNS]:
+                cap = None                      # the rules' own cap comes first
+        other = self.played_out_to(seed, cap, policy)
+        if cap is None or other.buf[K.M_OVER_REASON] != K.OVER_CAP:
+            return other.returns()
+        a, b = other.counts()
+        value = math.tanh((a - b) / CAPPED_SCALE)
+        return [value if game.team_of(s) == 0 else -value for s in range(game.num_seats)]
+
+    def played_out_to(self, seed: int, cap: int | None, policy: str = "random"):
+        """A copy played on by :meth:`rollout`'s policy until the game ends, or ends its
+        turn number ``cap`` (as a game with ``max_turns=cap`` would)."""
         other = self.clone()
         if other.resigned is None:
-            K.guided_playout(other.buf, *self._tables(), seed,
+            cfg, nbr, diag = self._tables()
+            if cap is not None:
+                cfg = cfg.copy()
+                cfg[K.C_MAX_TURNS] = cap
+            K.guided_playout(other.buf, cfg, nbr, diag, seed,
                              0 if policy == "random" else GUIDED_GREED, policy == "tactical")
-        return other.returns()
+        return other
 
     # Hidden information: reveals, undo, announcements --------------------------------
     def _replayed(self):
