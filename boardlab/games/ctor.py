@@ -26,7 +26,6 @@ those.
 from __future__ import annotations
 
 import math
-
 import re
 
 import numpy as np
@@ -525,7 +524,8 @@ class CtorState(KernelState):
         best from the chips around it (``ctor_kernel.tactical_worth``).
 
         To the end, ranked by the chips; or with ``max_turns``, only until the end of
-        the first round (the second team's turn) at least that many turns on, each
+        the first round (the turn of the team that moves second) at least that many
+        turns on, each
         team then worth ``tanh(chips ahead / CAPPED_SCALE)``: a margin a few turns on
         says more than who leads, and ending every playout after the same team's turn
         keeps a lead that is only that team's last Puts from favouring some moves."""
