@@ -87,7 +87,7 @@ def _search_facts() -> list[str]:
         playouts = [cls.playout] + [p for p in cls.playouts if p != cls.playout]
         lines.append(f"{cls.name}: level 1-5 = {', '.join(map(str, cls.level_budgets))} "
                      f"simulations; c {cls.exploration:g}; playout {', '.join(playouts)}; "
-                     f"rollout_turns {cls.rollout_turns}")
+                     f"rollout_turns {cls.rollout_turns or 'to the end'}")
     return lines
 
 

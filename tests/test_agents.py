@@ -992,7 +992,9 @@ def test_the_evaluator_option_picks_a_named_evaluator():
     assert isinstance(make_agent("mcts(evaluator=heuristic)", game, 0).evaluator,
                       HeuristicEvaluator)
     assert make_agent("mcts(rollout_turns=33)", game, 0).evaluator.turns == 33
-    assert make_agent("mcts", game, 0).evaluator.turns == game.rollout_turns == 200
+    assert make_agent("mcts", game, 0).evaluator.turns is game.rollout_turns is None
+    cartagena = boardlab.make("cartagena")
+    assert make_agent("ismcts", cartagena, 0).evaluator.turns == cartagena.rollout_turns == 200
     ctor = boardlab.make("ctor(size=8)")
     assert make_agent("ismcts", ctor, 0).evaluator.turns == ctor.rollout_turns == 8
     with pytest.raises(OptionError, match="evaluator"):

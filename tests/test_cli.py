@@ -73,7 +73,7 @@ def test_agents_lists_each_games_search_facts_from_the_game(capsys):
         assert f"c {cls.exploration:g};" in line
         assert line.endswith("playout " + ", ".join(
             [cls.playout] + [p for p in cls.playouts if p != cls.playout]) +
-            f"; rollout_turns {cls.rollout_turns}")
+            f"; rollout_turns {cls.rollout_turns or 'to the end'}")
     for agent in agents():
         for option in agent.declared_options:
             for cls in games():

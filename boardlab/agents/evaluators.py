@@ -22,15 +22,15 @@ from ..core.game import State
 class RolloutEvaluator:
     """Random play to the end through the game's fast kernel (``State.rollout``).
 
-    ``turns`` caps games whose random play can run very long (Cartagena):
-    after that many more turns the position is ranked as the rules rank a
-    capped game. ``policy`` is one of the game's ``playouts`` (``random``:
+    ``turns`` caps games whose random play can run long: after that many
+    more turns the position is valued as the game's ``rollout`` says (None:
+    to the end). ``policy`` is one of the game's ``playouts`` (``random``:
     uniformly random legal actions).
     """
 
     name = "rollout"
 
-    def __init__(self, turns: int = 200, policy: str = "random"):
+    def __init__(self, turns: int | None = None, policy: str = "random"):
         self.turns = turns
         self.policy = policy
 

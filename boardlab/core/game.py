@@ -93,8 +93,9 @@ class Game:
     playouts: tuple[str, ...] = ("random",)
     playout: str = "random"
     #: how many more turns the searches' rollouts play before the position is valued
-    #: (``State.rollout``'s ``max_turns``), unless given one (``rollout_turns``)
-    rollout_turns: int = 200
+    #: (``State.rollout``'s ``max_turns``), unless given one (``rollout_turns``); None:
+    #: to the end (a game whose play always ends soon on its own)
+    rollout_turns: int | None = None
     #: plain-text rules summary and notation guide (terminal ``help``, the web app)
     rules_summary: str = ""
     notation_guide: str = ""

@@ -152,6 +152,9 @@ class Cartagena(Game):
     # rest): 4,000 beat 150 86% of the time, x2 steps 59-62% at the top; these steps
     # scored 69, 68, 72 and 86% (docs/agents.md, "Levels").
     level_budgets = (8, 20, 50, 150, 4000)
+    # random play can wander for long (cards drawn back and forth): a rollout is ranked
+    # after this many more turns, as the rules rank a capped game (K-A7)
+    rollout_turns = 200
     declared_options = OPTIONS
     bench_specs = ("cartagena(profile=basic,players=2)", "cartagena(profile=basic,players=4)",
                    "cartagena(profile=advanced,players=4)")
