@@ -996,7 +996,7 @@ def test_the_evaluator_option_picks_a_named_evaluator():
     cartagena = boardlab.make("cartagena")
     assert make_agent("ismcts", cartagena, 0).evaluator.turns == cartagena.rollout_turns == 200
     ctor = boardlab.make("ctor(size=8)")
-    assert make_agent("ismcts", ctor, 0).evaluator.turns == ctor.rollout_turns == 8
+    assert make_agent("ismcts", ctor, 0).evaluator.turns == ctor.rollout_turns == 1
     with pytest.raises(OptionError, match="evaluator"):
         make_agent("mcts(evaluator=network)", game, 0)
 

@@ -116,7 +116,7 @@ class Ctor(Game):
     bench_specs = ("ctor(size=8)", "ctor(size=10,teams=3v3)")
     playouts = ("random", "guided", "tactical")
     playout = "guided"
-    rollout_turns = 8
+    rollout_turns = 1
     setup_examples = ("ctor(size=8,position=B......./......../......../......../......../"
                       "......../......../.......W,turn=2)",
                       "ctor(size=8,secret_squares=true,secrets=1,2,3,4,5/36,7,8,9,10)")
