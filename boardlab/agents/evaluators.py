@@ -30,12 +30,24 @@ class RolloutEvaluator:
 
     name = "rollout"
 
-    def __init__(self, turns: int | None = None, policy: str = "random"):
+    def __init__(self, turns: int | None = None, policy: str = "random",
+                 horizon: bool = True):
         self.turns = turns
         self.policy = policy
+        self.horizon = horizon
+        self.until = None
+
+    def begin(self, root: State) -> None:
+        """Called by a search before a move's simulations, with the position searched:
+        with ``horizon``, a game that offers one (``State.rollout_horizon``) gets every
+        rollout of the search stopped at the same turn."""
+        self.until = root.rollout_horizon(self.turns) \
+            if self.horizon and self.turns is not None else None
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:
-        return state.rollout(rng.randrange(2**31), self.turns, self.policy)
+        if self.until is None:
+            return state.rollout(rng.randrange(2**31), self.turns, self.policy)
+        return state.rollout(rng.randrange(2**31), self.turns, self.policy, until=self.until)
 
 
 class HeuristicEvaluator:
@@ -43,8 +55,8 @@ class HeuristicEvaluator:
 
     name = "heuristic"
 
-    def __init__(self, turns: int = 0, policy: str = "random"):
-        del turns, policy                            # same signature as the others
+    def __init__(self, turns: int = 0, policy: str = "random", horizon: bool = True):
+        del turns, policy, horizon                   # same signature as the others
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:
         return [state.heuristic(seat) for seat in range(state.game.num_seats)]
@@ -53,8 +65,8 @@ class HeuristicEvaluator:
 EVALUATORS = {cls.name: cls for cls in (RolloutEvaluator, HeuristicEvaluator)}
 
 
-def make_evaluator(name: str, turns: int, policy: str = "random"):
+def make_evaluator(name: str, turns: int, policy: str = "random", horizon: bool = True):
     """The evaluator called ``name`` (``rollout`` or ``heuristic``)."""
     if name not in EVALUATORS:
         raise OptionError(f"unknown evaluator {name!r} (known: {', '.join(EVALUATORS)})")
-    return EVALUATORS[name](turns, policy)
+    return EVALUATORS[name](turns, policy, horizon)

@@ -363,6 +363,9 @@ class MCTS(Agent):
                "per game)"),
         Option("rollout_turns", int, 0, "turns a rollout may play before the position is "
                "valued (0: the game's own, listed per game by `boardlab agents`)", minimum=0),
+        Option("horizon", bool, True, "where the game offers it, every rollout of a move's "
+               "search stops at the same turn, rollout_turns after the turn in play at "
+               "the position searched (false: counted from each rollout's own start)"),
         Option("reuse", bool, True, "keep the subtree of the moves actually played"),
         Option("early_stop", bool, True, "stop when the choice can no longer change (the most "
                "visited move cannot be caught in the budget left, or every move won or lost "
@@ -414,7 +417,8 @@ class MCTS(Agent):
                                          features)
         self.evaluator = evaluator or make_evaluator(self.options["evaluator"],
                                                      self.options["rollout_turns"],
-                                                     self.options["playout"])
+                                                     self.options["playout"],
+                                                     self.options["horizon"])
         # An evaluator that gives priors guides the search by PUCT (Node.choose).
         self.guided = hasattr(self.evaluator, "evaluate_with_priors")
         self.puct = (self.options["c_puct"], self.options["fpu"]) if self.guided else None
@@ -552,6 +556,9 @@ class MCTS(Agent):
         sampler = Sampler(base, view, self.rng, self.options.get("worlds", 0)) \
             if self.resample else None
         self._checked = set()
+        begin = getattr(self.evaluator, "begin", None)
+        if begin is not None:                    # e.g. one horizon for every rollout
+            begin(base)
         if self.guided:                          # the roots' priors
             for root, world in zip(roots, worlds):
                 if root.logits is None and not world.is_terminal():

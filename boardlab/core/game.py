@@ -451,6 +451,13 @@ class State:
         self.game.check_playout(policy)
         return self.played_out(seed).returns()
 
+    def rollout_horizon(self, turns: int) -> int | None:
+        """Where the rollouts of a search rooted here should stop, when a game wants
+        them all to stop at one turn (``rollout``'s ``until``): None (the default),
+        each rollout counts its ``max_turns`` from its own start."""
+        del turns
+        return None
+
     def summary(self) -> dict:
         """A JSON-ready description of the position (the ``replay`` output)."""
         raise NotImplementedError

@@ -515,8 +515,15 @@ class CtorState(KernelState):
         margin = a - b if self.game.team_of(seat) == 0 else b - a
         return margin / self.game.P
 
+    def rollout_horizon(self, turns: int) -> int:
+        """The end of the turn ``turns`` turns after the one in play: the turn count
+        every rollout of a search rooted here stops at (``rollout``'s ``until``), so
+        that all of them end after the same team's turn, the other team's answer to
+        the move searched played out when ``turns`` is 1."""
+        return int(self.buf[K.M_TURNS]) + 1 + turns
+
     def rollout(self, seed: int, max_turns: int | None = None,
-                policy: str = "random") -> list[float]:
+                policy: str = "random", until: int | None = None) -> list[float]:
         """Play on through the kernel (the simultaneous sub-rounds too, from the pending
         choices this state holds): random play, or with ``policy="guided"`` nine times in
         ten an action of the best kind (Replace, Put, a Move step or the end, a Landing
@@ -528,13 +535,20 @@ class CtorState(KernelState):
         turns on, each
         team then worth ``tanh(chips ahead / CAPPED_SCALE)``: a margin a few turns on
         says more than who leads, and ending every playout after the same team's turn
-        keeps a lead that is only that team's last Puts from favouring some moves."""
+        keeps a lead that is only that team's last Puts from favouring some moves.
+
+        ``until`` (a search's :meth:`rollout_horizon`; it overrides ``max_turns``):
+        stop when that many turns have ended, or from a position at or past it, at
+        the first end of a turn of the same team as that one's."""
         game = self.game
         if policy not in ("guided", "tactical"):
             game.check_playout(policy)
         cap = None
-        if max_turns is not None and self.resigned is None:
-            cap = int(self.buf[K.M_TURNS]) + max_turns
+        turn = int(self.buf[K.M_TURNS])
+        if until is not None and self.resigned is None:
+            cap = until if turn < until else until + 2 * ((turn + 2 - until) // 2)
+        elif max_turns is not None and self.resigned is None:
+            cap = turn + max_turns
             cap += cap % 2
             if cap >= game.cfg[K.C_MAX_TURNS]:
                 cap = None                      # the rules' own cap comes first
