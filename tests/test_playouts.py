@@ -343,3 +343,67 @@ def test_a_capped_ctor_rollout_stops_after_a_round_and_is_worth_the_chips_ahead(
     assert [state.rollout(s, 10**6, "guided") for s in range(5)] == \
         [state.rollout(s, None, "guided") for s in range(5)]
     assert all(v in (-1.0, 0.0, 1.0) for s in range(5) for v in state.rollout(s, None))
+
+
+def test_a_ctor_search_stops_every_rollout_at_one_turn_after_a_reply():
+    """With ``until`` (a search's ``rollout_horizon``) a rollout plays as the rules'
+    game capped at that turn would, or from a position past it at the next end of a
+    turn of the same team; the horizon is the end of the answer to the turn in play."""
+    from boardlab.games.ctor import CAPPED_SCALE
+    game = boardlab.make("ctor(size=8)")
+    rnd = random.Random(9)
+    state = game.new_initial_state(seed=3)
+    actions = []
+    while len(actions) < 40:
+        action = rnd.choice(state.legal_actions())
+        actions.append(action)
+        state.apply(action)
+    turn = int(state.buf[ctor_kernel.M_TURNS])
+    assert state.rollout_horizon(1) == turn + 2 and state.rollout_horizon(3) == turn + 4
+    checked = set()
+    for until, cap in ((turn + 2, turn + 2), (turn + 3, turn + 3), (turn, turn + 2),
+                       (turn - 1, turn + 1), (turn + 1, turn + 1)):
+        rules = boardlab.make(f"ctor(size=8,max_turns={cap})").new_initial_state(seed=3)
+        for action in actions:
+            rules.apply(action)
+        for seed in range(4):
+            end = rules.played_out_to(seed, None, "guided")
+            result = state.rollout(seed, 5, "guided", until=until)   # until wins
+            if int(end.buf[ctor_kernel.M_TURNS]) == cap and not end.buf[ctor_kernel.M_FULL]:
+                black, white = end.counts()
+                worth = np.tanh((black - white) / CAPPED_SCALE)
+                assert result == pytest.approx([worth, -worth]), (until, seed)
+                checked.add(until)
+            else:
+                assert result == end.returns()
+    assert len(checked) >= 4
+
+
+def test_mcts_gives_its_evaluator_the_position_searched_before_each_move():
+    """``begin(root)`` (where an evaluator has it) comes once a move, before any
+    ``evaluate``; ``horizon=false`` leaves the rollouts counted from their own start."""
+    game = boardlab.make("ctor(size=8)")
+    calls = []
+
+    class Spy:
+        def begin(self, root):
+            calls.append(("begin", int(root.buf[ctor_kernel.M_TURNS])))
+
+        def evaluate(self, state, rng):
+            calls.append(("evaluate", None))
+            return [0.0, 0.0]
+
+    agent = make_agent("mcts(iterations=30)", game, 0)
+    agent.evaluator = Spy()
+    state = game.new_initial_state(seed=1)
+    agent.act(state.view(0))
+    assert calls[0] == ("begin", 0) and calls.count(("begin", 0)) == 1
+    assert len(calls) > 1 and all(kind == "evaluate" for kind, _ in calls[1:])
+    assert make_agent("mcts", game, 0).evaluator.horizon is True
+    plain = make_agent("mcts(horizon=false)", game, 0).evaluator
+    plain.begin(state)
+    assert plain.until is None
+    capped = make_agent("mcts", game, 0).evaluator
+    capped.begin(state)
+    assert capped.until == state.rollout_horizon(game.rollout_turns) == 2
+    assert make_agent("mcts(rollout_turns=1000)", game, 0).evaluator.turns == 1000
