@@ -117,6 +117,11 @@ class Ctor(Game):
     playouts = ("random", "guided", "tactical")
     playout = "guided"
     rollout_turns = 1
+    # With rollouts stopped after the other team's answer, simulations gain most below
+    # ~50 (all ~64 first Puts tried) and little above: 50 beat 20 19 of 20, 250 beat 50
+    # 14.5, 1,000 beat 250 12.5 and 4,000 beat 1,000 in most games (docs/agents.md,
+    # "Levels"); a move at level 5 takes about a quarter of a second.
+    level_budgets = (20, 50, 250, 1000, 4000)
     setup_examples = ("ctor(size=8,position=B......./......../......../......../......../"
                       "......../......../.......W,turn=2)",
                       "ctor(size=8,secret_squares=true,secrets=1,2,3,4,5/36,7,8,9,10)")
