@@ -118,9 +118,8 @@ class Ctor(Game):
     playout = "guided"
     rollout_turns = 1
     # With rollouts stopped after the other team's answer, simulations gain most below
-    # ~50 (all ~64 first Puts tried) and little above: 50 beat 20 19 of 20, 250 beat 50
-    # 14.5, 1,000 beat 250 12.5 and 4,000 beat 1,000 in most games (docs/agents.md,
-    # "Levels"); a move at level 5 takes about a quarter of a second.
+    # ~50 and less above: in 20 games each 50 beat 20 19 times, 250 beat 50 14.5, 1,000
+    # beat 250 12.5 and 4,000 beat 1,000 14.5 (docs/agents.md, "Levels").
     level_budgets = (20, 50, 250, 1000, 4000)
     setup_examples = ("ctor(size=8,position=B......./......../......../......../......../"
                       "......../......../.......W,turn=2)",
