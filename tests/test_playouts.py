@@ -377,6 +377,14 @@ def test_a_ctor_search_stops_every_rollout_at_one_turn_after_a_reply():
             else:
                 assert result == end.returns()
     assert len(checked) >= 4
+    # a horizon past the rules' own cap leaves the rules to end and rank the game
+    short = boardlab.make(f"ctor(size=8,max_turns={turn + 2})").new_initial_state(seed=3)
+    for action in actions:
+        short.apply(action)
+    for seed in range(4):
+        end = short.played_out_to(seed, None, "guided")
+        assert end.buf[ctor_kernel.M_OVER_REASON] == ctor_kernel.OVER_CAP
+        assert short.rollout(seed, None, "guided", until=turn + 10) == end.returns()
 
 
 def test_mcts_gives_its_evaluator_the_position_searched_before_each_move():

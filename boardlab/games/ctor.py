@@ -554,8 +554,8 @@ class CtorState(KernelState):
         elif max_turns is not None and self.resigned is None:
             cap = turn + max_turns
             cap += cap % 2
-            if cap >= game.cfg[K.C_MAX_TURNS]:
-                cap = None                      # the rules' own cap comes first
+        if cap is not None and cap >= game.cfg[K.C_MAX_TURNS]:
+            cap = None                          # the rules' own cap comes first
         other = self.played_out_to(seed, cap, policy)
         if cap is None or other.buf[K.M_OVER_REASON] != K.OVER_CAP:
             return other.returns()
