@@ -179,8 +179,8 @@ def play_to_end(players: list[Client], rng: random.Random, watchers=(),
         for client in (*players, *watchers):
             client.wait_version(version)
         views = [player.view() for player in players]
-        if views[0]["terminal"]:
-            return version
+        if views[0]["terminal"]:                        # an AI's last move may have come
+            return max(player.version() for player in players)  # after `version` was read
         movers = [i for i, view in enumerate(views) if view["legal"]]
         if not movers:                                  # an AI thinks: wait for its move
             players[0].wait_version(version + 1)
