@@ -5,7 +5,8 @@
 2. Features come from the view alone: the planes hold the view's stones where the
    board has them, and a seat's features do not change with what it cannot see.
 3. PUCT: ``select_puct`` scores as documented; a search guided by priors follows
-   them; the solver still keeps a losing pass out (the positions of test_solver).
+   them; the solver still keeps a losing pass out (the positions of test_solver);
+   ``priors=false`` and ``mix`` choose what values a leaf, and a blend weighs its two.
 4. Shipped networks load by the game's spec and refuse other games; a missing one
    or a wrong file gets a clear error.
 5. Self-play data: targets are visit distributions, outcomes the game's returns,
@@ -23,6 +24,7 @@ import boardlab
 from boardlab.agents import MCTS, make_agent
 from boardlab.agents import mcts_tree as tree
 from boardlab.agents.base import public_game
+from boardlab.agents.evaluators import blended
 from boardlab.cli import main
 from boardlab.core.errors import OptionError
 from boardlab.learn.features import BoardFeatures
@@ -217,6 +219,56 @@ def test_shipped_networks_load_by_spec_and_play():
         assert agent.act(state.view(seat)) in state.legal_actions_for(seat)
         values = agent.evaluator.evaluate(state, random.Random(1))
         assert len(values) == game.num_seats and all(-1 <= v <= 1 for v in values)
+
+
+class Constant:
+    """Values fixed per seat; counts its calls and the roots it was shown."""
+
+    def __init__(self, values):
+        self.values, self.calls, self.roots = values, 0, []
+
+    def begin(self, root):
+        self.roots.append(root)
+
+    def evaluate(self, state, rng):
+        self.calls += 1
+        return list(self.values)
+
+
+def test_priors_false_and_mix_choose_what_values_a_leaf():
+    game = boardlab.make("carteso(size=9)")
+    state = game.new_initial_state(seed=3)
+    plain = make_agent("mcts(evaluator=net)", game, 0).evaluator
+    own = plain.evaluate(state, random.Random(1))
+    value = make_agent("mcts(evaluator=net,priors=false)", game, 0)
+    assert not value.guided and not value.compiled
+    assert value.evaluator.evaluate(state, random.Random(1)) == own
+    for spec in ("mcts(evaluator=net,mix=0.5)", "mcts(evaluator=net,priors=false,mix=0.5)"):
+        agent = make_agent(spec, game, 0)
+        assert agent.guided == ("priors=false" not in spec)
+        rollout = state.rollout(random.Random(1).randrange(2**31))
+        mixed = agent.evaluator.evaluate(state, random.Random(1))
+        assert mixed == pytest.approx([(a + b) / 2 for a, b in zip(own, rollout)])
+    with pytest.raises(OptionError, match="mix"):
+        make_agent("mcts(evaluator=net,mix=1.5)", game, 0)
+
+
+def test_a_blend_weighs_its_two_evaluators_and_begins_both():
+    game = boardlab.make("carteso(size=5)")
+    state = game.new_initial_state()
+    first, second = Constant([1.0, -1.0]), Constant([-0.5, 0.5])
+    blend = blended(first, second, 0.25)
+    assert blend.evaluate(state, None) == pytest.approx([0.625, -0.625])
+    assert not hasattr(blend, "evaluate_with_priors")
+    assert blended(first, second, 0.0).evaluate(state, None) == [1.0, -1.0]
+    assert second.calls == 1                    # weight 0: the second is not asked
+    agent = MCTS(game, 0, seed=1, evaluator=blend, iterations=20)
+    agent.act(state.view(0))
+    assert first.roots and second.roots and first.roots[0] is second.roots[0]
+    guide = Favourite(game, state.legal_actions()[3])
+    assert blended(guide, second, 0.0, priors=True) is guide
+    values, logits = blended(guide, second, 0.5, priors=True).evaluate_with_priors(state, None)
+    assert values == pytest.approx([-0.25, 0.25]) and logits[state.legal_actions()[3]] == 8.0
 
 
 def test_a_network_for_another_game_is_refused(tmp_path):

@@ -62,6 +62,52 @@ class HeuristicEvaluator:
         return [state.heuristic(seat) for seat in range(state.game.num_seats)]
 
 
+class BlendedEvaluator:
+    """Two evaluators' values mixed seat by seat, ``(1 - weight) * first + weight *
+    second`` (AlphaGo's leaf value: a network's estimate and a rollout's, half each).
+    With ``priors`` the priors of ``first`` go along (:func:`blended` picks the class);
+    ``begin`` reaches both.
+
+    >>> import boardlab, random
+    >>> state = boardlab.make("rumbo(size=5)").new_initial_state()
+    >>> half = blended(HeuristicEvaluator(), RolloutEvaluator(), 0.5)
+    >>> len(half.evaluate(state, random.Random(1)))
+    2
+    """
+
+    def __init__(self, first, second, weight: float):
+        self.first, self.second, self.weight = first, second, weight
+
+    def begin(self, root: State) -> None:
+        for evaluator in (self.first, self.second):
+            if hasattr(evaluator, "begin"):
+                evaluator.begin(root)
+
+    def _mixed(self, values: list[float], state: State, rng: random.Random) -> list[float]:
+        if not self.weight:
+            return values
+        other = self.second.evaluate(state, rng)
+        return [(1 - self.weight) * a + self.weight * b for a, b in zip(values, other)]
+
+    def evaluate(self, state: State, rng: random.Random) -> list[float]:
+        return self._mixed(self.first.evaluate(state, rng), state, rng)
+
+
+class _GuidedBlend(BlendedEvaluator):
+    def evaluate_with_priors(self, state: State, rng: random.Random):
+        values, logits = self.first.evaluate_with_priors(state, rng)
+        return self._mixed(values, state, rng), logits
+
+
+def blended(first, second, weight: float, priors: bool = False) -> BlendedEvaluator:
+    """``first`` mixed with ``second`` (weight 0: ``first``'s values alone); with
+    ``priors``, ``first``'s priors too (it must give them), which make an MCTS a PUCT
+    search; with both, ``first`` itself."""
+    if priors and not weight:
+        return first
+    return (_GuidedBlend if priors else BlendedEvaluator)(first, second, weight)
+
+
 EVALUATORS = {cls.name: cls for cls in (RolloutEvaluator, HeuristicEvaluator)}
 
 

@@ -35,7 +35,7 @@ from ..core.game import CHANCE, SIMULTANEOUS, TERMINAL
 from ..core.options import Option
 from . import mcts_tree as tree
 from .base import Agent, register_agent
-from .evaluators import EVALUATORS, make_evaluator
+from .evaluators import EVALUATORS, blended, make_evaluator
 from .search_state import Sampler, pregame_hint, state_from_view
 
 
@@ -354,6 +354,11 @@ class MCTS(Agent):
                "for the game's spec, see docs/learning.md)"),
         Option("c_puct", float, 1.5, "evaluator=net: exploration constant of PUCT",
                minimum=0),
+        Option("priors", bool, True, "evaluator=net: its priors guide the search by PUCT "
+               "(false: UCT, the network valuing the leaves only)"),
+        Option("mix", float, 0.0, "evaluator=net: a leaf is worth this share of a rollout's "
+               "value and the rest of the network's (0.5: half each; 0: the network alone)",
+               minimum=0, maximum=1),
         Option("fpu", float, 0.2, "evaluator=net: an untried move counts as the node's mean "
                "value less this (first-play urgency)", minimum=0),
         Option("playout", str, "", "how a rollout plays: random, or a policy the game offers "
@@ -413,8 +418,12 @@ class MCTS(Agent):
             from ..learn.features import BoardFeatures
             from ..learn.net import NetworkEvaluator, load_network
             features = BoardFeatures(game)      # made once: it plays a few moves to learn
-            evaluator = NetworkEvaluator(game, load_network(game, self.options["net"], features),
-                                         features)
+            network = NetworkEvaluator(game, load_network(game, self.options["net"], features),
+                                       features)
+            evaluator = blended(network, make_evaluator("rollout", self.options["rollout_turns"],
+                                                        self.options["playout"],
+                                                        self.options["horizon"]),
+                                self.options["mix"], self.options["priors"])
         self.evaluator = evaluator or make_evaluator(self.options["evaluator"],
                                                      self.options["rollout_turns"],
                                                      self.options["playout"],
