@@ -19,29 +19,32 @@ import numpy as np
 
 import boardlab
 from boardlab.agents import MCTS
-from boardlab.agents.evaluators import RolloutEvaluator
+from boardlab.agents.evaluators import RolloutEvaluator, blended
 from boardlab.learn.net import NetworkEvaluator, load_network
 
 
+class Uniform:
+    """Equal priors for every action, values from rollouts."""
+
+    def __init__(self, game):
+        self.game, self.rollout = game, RolloutEvaluator()
+
+    def evaluate(self, state, rng):
+        return self.rollout.evaluate(state, rng)
+
+    def evaluate_with_priors(self, state, rng):
+        return self.evaluate(state, rng), np.zeros(self.game.num_actions, dtype=np.float32)
+
+
 def evaluator(kind: str, game, name: str = ""):
+    """The evaluator of a variant; all but ``uniform`` are ``mcts(evaluator=net)``'s
+    options: ``priors`` is ``mix=1``, ``value`` ``priors=false``, ``mix``
+    ``priors=false,mix=0.5``."""
+    if kind == "uniform":
+        return Uniform(game)
     net, rollout = NetworkEvaluator(game, load_network(game, name)), RolloutEvaluator()
-    if kind == "both":
-        return net
-
-    class Variant:
-        def evaluate(self, state, rng):
-            if kind == "mix":               # AlphaGo's leaf value: half each
-                return [(a + b) / 2 for a, b in zip(net.evaluate(state, rng),
-                                                     rollout.evaluate(state, rng))]
-            return net.evaluate(state, rng) if kind == "value" else rollout.evaluate(state, rng)
-
-    class Guided(Variant):
-        def evaluate_with_priors(self, state, rng):
-            logits = net.evaluate_with_priors(state, rng)[1] if kind == "priors" else \
-                np.zeros(game.num_actions, dtype=np.float32)
-            return self.evaluate(state, rng), logits
-
-    return Variant() if kind in ("value", "mix") else Guided()
+    weight = {"both": 0.0, "priors": 1.0, "value": 0.0, "mix": 0.5}[kind]
+    return blended(net, rollout, weight, priors=kind in ("both", "priors"))
 
 
 def main() -> None:
