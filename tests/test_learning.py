@@ -28,13 +28,13 @@ from boardlab.agents.evaluators import blended
 from boardlab.cli import main
 from boardlab.core.errors import OptionError
 from boardlab.learn.features import BoardFeatures
-from boardlab.learn.net import Network, NetworkEvaluator, load_network, shipped
+from boardlab.learn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
 from boardlab.learn.selfplay import generate, play_game
 
 from test_solver import BEHIND, replayed
 
 
-def random_network(game, channels=8, blocks=3, seed=0) -> Network:
+def random_network(game, channels=8, blocks=3, seed=0, layout=FORMAT) -> Network:
     """A network of random weights for ``game`` (the shapes ``boardlab train`` makes)."""
     features = BoardFeatures(game)
     planes, height, width = features.shape
@@ -49,12 +49,12 @@ def random_network(game, channels=8, blocks=3, seed=0) -> Network:
                         ("value.fc2", (game.num_seats, 64))):
         arrays[f"{name}.w"] = rng.normal(0, 0.2, shape)
         arrays[f"{name}.b"] = rng.normal(0, 0.1, shape[0])
-    meta = {"format": 1, "spec": game.spec, "features": features.signature(),
+    meta = {"format": layout, "spec": game.spec, "features": features.signature(),
             "channels": channels, "blocks": blocks}
     return Network(arrays, meta, "random"), arrays
 
 
-def reference_forward(arrays, planes, blocks, torus):
+def reference_forward(arrays, planes, blocks, torus, head_relu=False):
     """The network written out plainly: padded 3x3 windows, one output at a time."""
     def conv(x, w, b):
         channels, height, width = x.shape
@@ -73,7 +73,8 @@ def reference_forward(arrays, planes, blocks, torus):
 
     def head(name, x):
         w = arrays[f"{name}.w"][:, :, 0, 0]
-        return np.maximum(np.einsum("oc,chw->ohw", w, x) + arrays[f"{name}.b"][:, None, None], 0)
+        out = np.einsum("oc,chw->ohw", w, x) + arrays[f"{name}.b"][:, None, None]
+        return np.maximum(out, 0) if head_relu else out
 
     p = head("policy.conv", x).reshape(-1)
     logits = arrays["policy.fc.w"] @ p + arrays["policy.fc.b"]
@@ -92,19 +93,46 @@ def played(spec, plies, seed=3):
 
 
 # 1. The forward pass ------------------------------------------------------------------------
+@pytest.mark.parametrize("layout", FORMATS)
 @pytest.mark.parametrize("spec", ["carteso(size=5)", "ctor(size=8)"])
-def test_the_forward_pass_is_the_network_written_out(spec):
+def test_the_forward_pass_is_the_network_written_out(spec, layout):
     state = played(spec, 6)
     game = public_game(state.game)
-    network, arrays = random_network(game)
+    network, arrays = random_network(game, layout=layout)
     features = BoardFeatures(game)
     features.scale = network.scale
     planes = features.encode(state.view(state.acting_seats()[0]))
     logits, values = network.forward(planes)
-    want_logits, want_values = reference_forward(arrays, planes, 3, features.torus)
+    want_logits, want_values = reference_forward(arrays, planes, 3, features.torus,
+                                                 head_relu=layout == 1)
     assert logits.shape == (game.num_actions,) and values.shape == (game.num_seats,)
     np.testing.assert_allclose(logits, want_logits, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(values, want_values, rtol=1e-4, atol=1e-5)
+
+
+def test_the_training_twin_computes_the_same_network_and_its_heads_see_the_board():
+    torch = pytest.importorskip("torch", reason="PyTorch is the optional [train] extra, "
+                                "not installed by ./test.sh")
+    from boardlab.learn.train import build_model, export_arrays
+    game = boardlab.make("carteso(size=5)")
+    features = BoardFeatures(game)
+    states = [played("carteso(size=5)", plies, seed=plies) for plies in (2, 9)]
+    planes = np.stack([features.encode(s.view(s.acting_seats()[0])) for s in states])
+    for layout in FORMATS:
+        for seed in range(12):
+            torch.manual_seed(seed)
+            model = build_model(torch, features, game.num_actions, game.num_seats, 8, 3, layout)
+            with torch.no_grad():
+                logits, values = model(torch.tensor(planes))
+            meta = {"format": layout, "spec": game.spec, "features": features.signature(),
+                    "channels": 8, "blocks": 3}
+            network = Network(export_arrays(model) | {"scale": features.scale}, meta)
+            mine = network.forward(planes[1])
+            np.testing.assert_allclose(mine[0], logits[1].numpy(), rtol=1e-4, atol=1e-4)
+            np.testing.assert_allclose(mine[1], values[1].numpy(), rtol=1e-4, atol=1e-5)
+            if layout == FORMAT:                 # no head dead from the start
+                assert not torch.equal(values[0], values[1]), seed
+                assert not torch.equal(logits[0], logits[1]), seed
 
 
 def test_a_network_survives_its_file(tmp_path):

@@ -28,7 +28,12 @@ from ..core.errors import OptionError
 from ..core.game import Game, State
 from .features import BoardFeatures
 
-FORMAT = 1
+#: The layout written now. Format 1 put a ReLU after each head's 1x1 convolution, which
+#: can leave a head dead from the start (the value head's single plane in about one
+#: initialization in seven: the network then learns nothing, docs/learning.md); format 2
+#: feeds the heads' planes to their dense layers as they are. Both are read.
+FORMAT = 2
+FORMATS = (1, 2)
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 
 
@@ -69,9 +74,11 @@ class Network:
     """The weights of one trained network and its forward pass (see the module)."""
 
     def __init__(self, arrays: dict, meta: dict, source: str = ""):
-        if meta.get("format") != FORMAT:
+        if meta.get("format") not in FORMATS:
             raise OptionError(f"network {source or '?'}: format {meta.get('format')!r}, "
-                              f"this boardlab reads format {FORMAT}")
+                              f"this boardlab reads formats "
+                              f"{', '.join(map(str, FORMATS))}")
+        self.head_relu = meta["format"] == 1
         self.meta, self.source = meta, source
         self.spec = meta["spec"]
         self.blocks = int(meta["blocks"])
@@ -113,9 +120,12 @@ class Network:
             y = _relu(_conv3x3(x, w[f"conv{i}.w"], w[f"conv{i}.b"], gather))
             x = y if i == 0 else _relu(y + x)
         flat = x
-        p = _relu(w["policy.conv.w"] @ flat + w["policy.conv.b"][:, None]).reshape(-1)
-        logits = w["policy.fc.w"] @ p + w["policy.fc.b"]
-        v = _relu(w["value.conv.w"] @ flat + w["value.conv.b"][:, None]).reshape(-1)
+        p = w["policy.conv.w"] @ flat + w["policy.conv.b"][:, None]
+        v = w["value.conv.w"] @ flat + w["value.conv.b"][:, None]
+        if self.head_relu:
+            p, v = _relu(p), _relu(v)
+        logits = w["policy.fc.w"] @ p.reshape(-1) + w["policy.fc.b"]
+        v = v.reshape(-1)
         h = _relu(w["value.fc1.w"] @ v + w["value.fc1.b"])
         values = np.tanh(w["value.fc2.w"] @ h + w["value.fc2.b"])
         return logits, values

@@ -47,8 +47,10 @@ def _torch():
 
 
 def build_model(torch, features: BoardFeatures, actions: int, seats: int, channels: int,
-                blocks: int):
-    """The PyTorch twin of :class:`~boardlab.learn.net.Network`."""
+                blocks: int, layout: int = FORMAT):
+    """The PyTorch twin of :class:`~boardlab.learn.net.Network` (of file format
+    ``layout``: 1 with a ReLU after the heads' 1x1 convolutions, 2 without)."""
+    head = torch.relu if layout == 1 else (lambda x: x)
     nn = torch.nn
     planes, height, width = features.shape
     padding = "circular" if features.torus else "zeros"
@@ -70,8 +72,8 @@ def build_model(torch, features: BoardFeatures, actions: int, seats: int, channe
             for i, conv in enumerate(self.convs):
                 y = relu(conv(x))
                 x = y if i == 0 else relu(y + x)
-            p = relu(self.pconv(x)).flatten(1)
-            v = relu(self.vconv(x)).flatten(1)
+            p = head(self.pconv(x)).flatten(1)
+            v = head(self.vconv(x)).flatten(1)
             return self.pfc(p), torch.tanh(self.vfc2(relu(self.vfc1(v))))
 
     return Model()
@@ -125,10 +127,13 @@ class Trainer:
             if state["spec"] != self.spec:
                 raise BoardlabError(f"{self.folder} trains {state['spec']}, not {self.spec}")
             channels, blocks, seed = state["channels"], state["blocks"], state["seed"]
+        # a folder started before format 2 goes on with the layout it began with
+        self.layout = state.get("format", 1) if state is not None else FORMAT
         self.channels, self.blocks, self.seed = channels, blocks, seed
         torch.manual_seed(seed)
         self.model = build_model(torch, self.features, self.game.num_actions,
-                                 self.game.num_seats, channels, blocks).to(self.device)
+                                 self.game.num_seats, channels, blocks,
+                                 self.layout).to(self.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=2e-3, weight_decay=1e-4)
         self.generation, self.scale, self.history = 0, None, []
         self.value_target = "outcome"
@@ -265,7 +270,7 @@ class Trainer:
 
     def save(self, record: dict) -> Path:
         torch = self.torch
-        meta = {"format": FORMAT, "spec": self.public.spec, "features": self.features.signature(),
+        meta = {"format": self.layout, "spec": self.public.spec, "features": self.features.signature(),
                 "channels": self.channels, "blocks": self.blocks,
                 "actions": self.game.num_actions, "seats": self.game.num_seats,
                 "generation": self.generation + 1, "trained": self.history + [record]}
@@ -277,7 +282,8 @@ class Trainer:
         torch.save({"spec": self.spec, "model": self.model.state_dict(),
                     "optimizer": self.optimizer.state_dict(), "generation": self.generation,
                     "history": self.history, "scale": self.scale.tolist(),
-                    "channels": self.channels, "blocks": self.blocks, "seed": self.seed},
+                    "channels": self.channels, "blocks": self.blocks, "seed": self.seed,
+                    "format": self.layout},
                    self.checkpoint)
         with open(self.folder / "log.jsonl", "a") as log:
             log.write(json.dumps(record) + "\n")
