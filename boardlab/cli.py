@@ -527,11 +527,19 @@ def cmd_train(args) -> int:
         raise BoardlabError(f"--sharpen must be above 0 and at most 1, not {args.sharpen}")
     if not 0 <= args.holdout < 1:
         raise BoardlabError(f"--holdout must be at least 0 and below 1, not {args.holdout}")
+    for flag in ("candidates", "gate_games"):
+        if getattr(args, flag) < 1:
+            raise BoardlabError(f"--{flag.replace('_', '-')} must be at least 1, not "
+                                f"{getattr(args, flag)}")
+    if not 0 < args.lr <= 1:
+        raise BoardlabError(f"--lr must be above 0 and at most 1, not {args.lr}")
     run(args.spec, args.out, args.generations, args.games, args.expert, args.player,
         workers=args.workers, explore=args.explore, epochs=args.epochs, window=args.window,
         seconds=args.seconds, channels=args.channels, blocks=args.blocks, seed=args.seed,
         sharpen=args.sharpen, holdout=args.holdout, value_target=args.value_target,
-        log=lambda line: print(line, flush=True))
+        lr=args.lr, schedule=args.schedule, candidates=args.candidates,
+        gate_games=args.gate_games, gate_agent=args.gate_agent,
+        gate_opponent=args.gate_opponent, log=lambda line: print(line, flush=True))
     return 0
 
 
@@ -569,6 +577,22 @@ def _train_parser(sub) -> None:
                        default="outcome", help="what the value learns: the game's outcome "
                        "(every seat), the search's estimate for the seat that acted, or "
                        "their mean (default outcome)")
+    train.add_argument("--lr", type=float, default=2e-3, help="the learning rate at the "
+                       "start of each generation's training (AdamW; default 0.002)")
+    train.add_argument("--schedule", choices=("constant", "cosine"), default="constant",
+                       help="the learning rate along a generation's training: constant, or "
+                       "falling to zero along half a cosine by its last batch (default "
+                       "constant)")
+    train.add_argument("--candidates", type=int, default=1, help="networks trained a "
+                       "generation, seeds --seed, --seed + 1, ...; the one that scores "
+                       "most in the gate's duel is kept (default 1: no gate)")
+    train.add_argument("--gate-games", type=int, default=20, help="games of each candidate "
+                       "in the gate (default 20)")
+    train.add_argument("--gate-agent", default="mcts(evaluator=net,priors=false,mix=0.5,"
+                       "iterations=200)", help="the candidate's player in the gate, given "
+                       "the candidate as net=... (default: %(default)s)")
+    train.add_argument("--gate-opponent", default="mcts(iterations=200)", help="its "
+                       "opponent in the gate (default: %(default)s)")
     train.add_argument("--channels", type=int, default=32, help="network width (default 32)")
     train.add_argument("--blocks", type=int, default=4, help="3x3 convolutions (default 4)")
     train.add_argument("--workers", type=int, help="self-play processes (default: one a core)")

@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -345,3 +346,54 @@ def test_train_without_pytorch_says_how_to_get_it(monkeypatch, tmp_path, capsys)
 def test_train_refuses_bad_numbers(tmp_path, capsys):
     assert main(["train", "carteso(size=5)", "--out", str(tmp_path), "--games", "0"]) == 2
     assert "--games must be at least 1" in capsys.readouterr().err
+    assert main(["train", "carteso(size=5)", "--out", str(tmp_path), "--lr", "0"]) == 2
+    assert "--lr must be above 0" in capsys.readouterr().err
+
+
+def test_train_refuses_a_gate_that_cannot_judge_a_network(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", "carteso(size=5)", "--out", str(out), "--candidates", "0"]) == 2
+    assert "--candidates must be at least 1" in capsys.readouterr().err
+    assert main(["train", "carteso(size=5)", "--out", str(out), "--candidates", "2",
+                 "--gate-agent", "mcts(iterations=50)"]) == 2
+    assert "does not use the network (it needs evaluator=net)" in capsys.readouterr().err
+    assert main(["train", "carteso(size=5)", "--out", str(out), "--candidates", "2",
+                 "--gate-opponent", "mcts(bogus=1)"]) == 2
+    assert "bogus" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_the_gate_keeps_the_candidate_that_scored_most(tmp_path):
+    pytest.importorskip("torch", reason="PyTorch is the optional [train] extra, not "
+                        "installed by ./test.sh")
+    from boardlab.learn.train import run
+    folder = tmp_path / "run"
+    path = run("carteso(size=5)", str(folder), 1, 3, "mcts(iterations=30)",
+               "mcts(evaluator=net,iterations=20)", workers=1, epochs=1, channels=8,
+               blocks=1, seed=5, candidates=3, gate_games=4,
+               gate_agent="mcts(evaluator=net,iterations=16)",
+               gate_opponent="mcts(iterations=16)", log=lambda line: None)
+    record = json.loads((folder / "log.jsonl").read_text().splitlines()[-1])
+    gate = record["gate"]
+    points = [c["points"] for c in gate["candidates"]]
+    assert [c["seed"] for c in gate["candidates"]] == [5, 6, 7]
+    assert gate["kept"] == points.index(max(points)) + 1
+    kept = np.load(folder / f"candidate-000-{gate['kept']}.npz")
+    shipped = np.load(path)
+    assert all(np.array_equal(kept[k], shipped[k]) for k in kept.files if k != "meta")
+
+
+def test_the_cli_gate_defaults_are_the_library_s():
+    from boardlab.cli import build_parser
+    from boardlab.learn.train import GATE_AGENT, GATE_OPPONENT
+    args = build_parser().parse_args(["train", "carteso(size=5)", "--out", "x"])
+    assert (args.gate_agent, args.gate_opponent) == (GATE_AGENT, GATE_OPPONENT)
+
+
+def test_the_cosine_schedule_falls_from_the_rate_to_zero():
+    from boardlab.learn.train import learning_rate
+    rates = [learning_rate(0.002, "cosine", step, 10) for step in range(11)]
+    assert rates[0] == pytest.approx(0.002) and rates[5] == pytest.approx(0.001)
+    assert rates[10] == pytest.approx(0.0, abs=1e-12)
+    assert all(a > b for a, b in zip(rates, rates[1:]))
+    assert {learning_rate(0.002, "constant", step, 10) for step in range(11)} == {0.002}

@@ -18,15 +18,16 @@ install boardlab[train]``.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..agents.base import public_game
+from ..agents.base import make_agent, public_game
 from ..core.errors import BoardlabError
-from ..core.options import with_options
+from ..core.options import parse_spec, with_options
 from ..core.registry import make
 from .features import BoardFeatures
 from .net import FORMAT, Network
@@ -35,6 +36,9 @@ from .selfplay import SAMPLE_KEYS, default_workers, generate
 #: what the value head learns: the game's outcome for every seat, the search's estimate
 #: for the seat that acted, or the mean of the two for that seat
 VALUE_TARGETS = ("outcome", "search", "mix")
+#: the learning rate along a generation's training: falling to zero along half a cosine,
+#: or constant
+SCHEDULES = ("cosine", "constant")
 
 
 def _torch():
@@ -100,6 +104,20 @@ def to_planes(torch, flat, features: BoardFeatures, scale):
     scalars = scalars[:, :, None, None].expand(batch, features.scalars, features.height,
                                                features.width)
     return torch.cat((board, scalars), 1)
+
+
+def learning_rate(lr: float, schedule: str, step: int, steps: int) -> float:
+    """The learning rate of batch ``step`` (from 0) of ``steps``: ``lr`` all along
+    (``constant``) or falling from ``lr`` to zero along half a cosine (``cosine``).
+
+    >>> [round(learning_rate(1.0, "cosine", i, 4), 3) for i in range(5)]
+    [1.0, 0.854, 0.5, 0.146, 0.0]
+    >>> learning_rate(0.002, "constant", 3, 4)
+    0.002
+    """
+    if schedule == "constant":
+        return lr
+    return lr * 0.5 * (1.0 + math.cos(math.pi * min(step, steps) / max(steps, 1)))
 
 
 def _masked_mean(values, mask):
@@ -239,7 +257,10 @@ class Trainer:
                     "sign": round(_masked_mean(right, mask).item(), 4)}
 
     def train(self, data: dict, held: dict, epochs: int, sharpen: float = 1.0,
-              batch: int = 256) -> dict:
+              batch: int = 256, lr: float = 2e-3, schedule: str = "constant") -> dict:
+        """Train ``epochs`` passes over ``data``; the learning rate starts at ``lr`` and,
+        with the ``cosine`` schedule, falls to zero along half a cosine by the last batch
+        (``constant``, the default: stays at ``lr``)."""
         torch, features = self.torch, self.features
         if self.scale is None:                   # fixed at the first generation
             raw = np.stack([features.raw_scalars(row) for row in data["x"]])
@@ -248,11 +269,14 @@ class Trainer:
         x, pi, z, mask = self._tensors(data, sharpen)
         n = len(x)
         generator = torch.Generator().manual_seed(self.seed * 7919 + self.generation)
-        curve = []
+        curve, steps, step = [], epochs * -(-n // batch), 0
         for epoch in range(epochs):
             self.model.train()
             order = torch.randperm(n, generator=generator).to(self.device)
             for start in range(0, n, batch):
+                for group in self.optimizer.param_groups:
+                    group["lr"] = learning_rate(lr, schedule, step, steps)
+                step += 1
                 index = order[start:start + batch]
                 logits, values = self.model(to_planes(torch, x[index], features, scale))
                 policy_loss = -(pi[index] * torch.log_softmax(logits, 1)).sum(1).mean()
@@ -266,17 +290,21 @@ class Trainer:
             self.log(json.dumps(point))
         self.model.eval()
         return {"samples": n, "held_out_samples": len(held["x"]), "sharpen": sharpen,
+                "lr": lr, "schedule": schedule,
                 "value_target": self.value_target, "final": curve[-1] if curve else {}}
 
-    def save(self, record: dict) -> Path:
-        torch = self.torch
+    def export(self, path: Path, record: dict) -> Path:
+        """Write the network as it stands to ``path`` (numpy, read at play time)."""
         meta = {"format": self.layout, "spec": self.public.spec, "features": self.features.signature(),
                 "channels": self.channels, "blocks": self.blocks,
                 "actions": self.game.num_actions, "seats": self.game.num_seats,
                 "generation": self.generation + 1, "trained": self.history + [record]}
-        arrays = export_arrays(self.model) | {"scale": self.scale}
-        path = self.folder / "net.npz"
-        Network.save(path, arrays, meta)
+        Network.save(path, export_arrays(self.model) | {"scale": self.scale}, meta)
+        return path
+
+    def save(self, record: dict) -> Path:
+        torch = self.torch
+        path = self.export(self.folder / "net.npz", record)
         self.history.append(record)
         self.generation += 1
         torch.save({"spec": self.spec, "model": self.model.state_dict(),
@@ -290,14 +318,41 @@ class Trainer:
         return path
 
 
+#: the gate's players (``--candidates``): the mixed search of docs/learning.md against
+#: the plain one, at equal simulations
+GATE_AGENT = "mcts(evaluator=net,priors=false,mix=0.5,iterations=200)"
+GATE_OPPONENT = "mcts(iterations=200)"
+
+
 def run(spec: str, folder: str, generations: int, games: int, expert: str, player: str,
         workers: int | None = None, explore: int = 8, epochs: int = 4, window: int = 4,
         seconds: float | None = None, channels: int = 32, blocks: int = 4, seed: int = 1,
         sharpen: float = 0.25, holdout: float = 0.1, value_target: str = "outcome",
-        log=print) -> Path:
-    """Train in ``folder`` until ``generations`` generations are done (see the module)."""
+        lr: float = 2e-3, schedule: str = "constant", candidates: int = 1,
+        gate_games: int = 20, gate_agent: str = GATE_AGENT,
+        gate_opponent: str = GATE_OPPONENT, log=print) -> Path:
+    """Train in ``folder`` until ``generations`` generations are done (see the module).
+
+    With ``candidates`` K above 1, each generation trains K networks on its samples (seeds
+    ``seed``, ``seed + 1``, ...: other initial weights at generation 0, another order of
+    the batches), plays ``gate_games`` games of ``gate_agent`` with each (its ``net``
+    option set to the candidate) against ``gate_opponent``, the same seeds for every
+    candidate, and keeps the one that scores most (the first of equals).
+    """
     if value_target not in VALUE_TARGETS:
         raise BoardlabError(f"value target {value_target!r}: one of {', '.join(VALUE_TARGETS)}")
+    if schedule not in SCHEDULES:
+        raise BoardlabError(f"schedule {schedule!r}: one of {', '.join(SCHEDULES)}")
+    if not 0 < lr <= 1:
+        raise BoardlabError(f"learning rate {lr}: above 0 and at most 1")
+    if candidates < 1 or gate_games < 1:
+        raise BoardlabError(f"candidates and gate games: at least 1 (not {candidates}, "
+                            f"{gate_games})")
+    if candidates > 1:                           # the gate's agents, before hours of work
+        if parse_spec(gate_agent)[1].get("evaluator", "").lower() != "net":
+            raise BoardlabError(f"the gate's agent {gate_agent!r} does not use the network "
+                                f"(it needs evaluator=net)")
+        make_agent(gate_opponent, make(spec), 0)
     trainer = Trainer(spec, folder, channels, blocks, seed, log)
     trainer.value_target = value_target
     workers = workers or default_workers()
@@ -315,16 +370,56 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
         else:
             data = trainer.self_play(agent, games, workers, explore, seconds)
         played = time.time() - started
-        losses = trainer.train(*trainer.samples(window, holdout), epochs, sharpen)
+        samples = trainer.samples(window, holdout)
+        gate = {}
+        if candidates == 1:
+            losses = trainer.train(*samples, epochs, sharpen, lr=lr, schedule=schedule)
+        else:
+            trainer, losses, gate = _gate(trainer, samples, candidates, gate_games,
+                                          gate_agent, gate_opponent, workers, log,
+                                          epochs=epochs, sharpen=sharpen, lr=lr,
+                                          schedule=schedule)
         record = {"generation": trainer.generation, "agent": agent, "games": data["games"],
                   "positions": int(len(data["x"])),
                   "mean_length": data["mean_length"] and round(data["mean_length"], 1),
                   "first_seat_points": data["first_seat_points"],
                   "self_play_s": round(played, 1),
-                  "train_s": round(time.time() - started - played, 1), **losses,
+                  "train_s": round(time.time() - started - played, 1), **losses, **gate,
                   "device": trainer.device, "workers": workers, "epochs": epochs,
                   "window": window, "explore": explore, "seed": seed}
         path = trainer.save(record)
         log(json.dumps(record))
     log(f"network: {path}")
     return path
+
+
+def _gate(first: Trainer, samples, candidates: int, games: int, agent: str, opponent: str,
+          workers: int, log, **training):
+    """Train ``candidates`` networks on ``samples`` and keep the best in a duel (see
+    :func:`run`): (its trainer, its training figures, the gate's record)."""
+    from ..arena import duel
+
+    generation, base = first.generation, first.seed
+    gate_seed = base * 1_009 + generation * 10_007      # the same games for every candidate
+    best, scores = None, []
+    for k in range(candidates):
+        trainer = first if k == 0 else Trainer(first.spec, str(first.folder), first.channels,
+                                               first.blocks, base + k, log)
+        trainer.seed, trainer.value_target = base + k, first.value_target
+        log(f"generation {generation}: candidate {k + 1}/{candidates} (seed {base + k})")
+        losses = trainer.train(*samples, **training)
+        path = trainer.export(first.folder / f"candidate-{generation:03d}-{k + 1}.npz", {})
+        result = duel(first.spec, with_options(agent, net=str(path)), opponent, games,
+                      seed=gate_seed, jobs=min(workers, games))
+        scores.append({"seed": base + k, "points": result["points"], "games": games,
+                       "held_out": losses["final"].get("held_out", {})})
+        log(f"generation {generation}: candidate {k + 1} scored {result['points']:g} of "
+            f"{games} against {opponent}")
+        if best is None or result["points"] > best[0]:
+            best = (result["points"], trainer, losses, k)
+    points, trainer, losses, k = best
+    trainer.seed = base                  # the next generation's candidates: base, base + 1, ...
+    log(f"generation {generation}: keeping candidate {k + 1} (seed {base + k}, "
+        f"{points:g} of {games})")
+    return trainer, losses, {"gate": {"agent": agent, "opponent": opponent, "seed": gate_seed,
+                                      "candidates": scores, "kept": k + 1}}
