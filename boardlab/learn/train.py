@@ -408,7 +408,9 @@ def _gate(first: Trainer, samples, candidates: int, games: int, agent: str, oppo
         trainer.seed, trainer.value_target = base + k, first.value_target
         log(f"generation {generation}: candidate {k + 1}/{candidates} (seed {base + k})")
         losses = trainer.train(*samples, **training)
-        path = trainer.export(first.folder / f"candidate-{generation:03d}-{k + 1}.npz", {})
+        path = trainer.export(first.folder / f"candidate-{generation:03d}-{k + 1}.npz",
+                              {"generation": generation, "candidate": k + 1, "seed": base + k,
+                               **losses})
         result = duel(first.spec, with_options(agent, net=str(path)), opponent, games,
                       seed=gate_seed, jobs=min(workers, games))
         scores.append({"seed": base + k, "points": result["points"], "games": games,
