@@ -537,7 +537,7 @@ def cmd_train(args) -> int:
         workers=args.workers, explore=args.explore, epochs=args.epochs, window=args.window,
         seconds=args.seconds, channels=args.channels, blocks=args.blocks, seed=args.seed,
         sharpen=args.sharpen, holdout=args.holdout, value_target=args.value_target,
-        lr=args.lr, schedule=args.schedule, candidates=args.candidates,
+        lr=args.lr, schedule=args.schedule, augment=args.augment, candidates=args.candidates,
         gate_games=args.gate_games, gate_agent=args.gate_agent,
         gate_opponent=args.gate_opponent, log=lambda line: print(line, flush=True))
     return 0
@@ -583,6 +583,10 @@ def _train_parser(sub) -> None:
                        help="the learning rate along a generation's training: constant, or "
                        "falling to zero along half a cosine by its last batch (default "
                        "constant)")
+    train.add_argument("--augment", action="store_true", help="train on the images of "
+                       "the samples under the game's symmetries too (turns of the board, "
+                       "swapped colours: those the game declares), one drawn at random "
+                       "for each sample each time")
     train.add_argument("--candidates", type=int, default=1, help="networks trained a "
                        "generation, seeds --seed, --seed + 1, ...; the one that scores "
                        "most in the gate's duel is kept (default 1: no gate)")

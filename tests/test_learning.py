@@ -397,3 +397,42 @@ def test_the_cosine_schedule_falls_from_the_rate_to_zero():
     assert rates[10] == pytest.approx(0.0, abs=1e-12)
     assert all(a > b for a, b in zip(rates, rates[1:]))
     assert {learning_rate(0.002, "constant", step, 10) for step in range(11)} == {0.002}
+
+
+def test_augment_needs_a_game_with_symmetries(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", "ctor(size=8)", "--out", str(out), "--augment"]) == 2
+    assert "declares no symmetries" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_augmented_training_sees_images_of_the_samples(tmp_path):
+    """With augment, every input a training batch feeds the network is the image of a
+    sample under one of the game's symmetries, and not always the sample itself."""
+    torch = pytest.importorskip("torch", reason="PyTorch is the optional [train] extra, "
+                                "not installed by ./test.sh")
+    from boardlab.learn.train import Trainer, to_planes
+    trainer = Trainer("carteso(size=5)", str(tmp_path), channels=4, blocks=1, seed=3,
+                      log=lambda line: None)
+    data = generate("carteso(size=5)", "mcts(iterations=20)", games=2, seed=5, workers=1,
+                    explore=4)
+    seen = []
+
+    def record_inputs(module, inputs, output):
+        if module.training:                      # not the figures measured after an epoch
+            seen.append(inputs[0].detach())
+    trainer.model.convs[0].register_forward_hook(record_inputs)
+    held = {k: v[:0] for k, v in data.items() if isinstance(v, np.ndarray)}
+    record = trainer.train(data, held, epochs=2, batch=16,
+                           augment=True)
+    assert record["augment"] is True
+    scale = torch.tensor(trainer.scale)
+    vectors, _ = trainer.features.symmetry_indices(trainer.public)
+    x = torch.tensor(data["x"])
+    images = {j: {bytes(row.numpy()) for row in to_planes(torch, x[:, vectors[j]],
+                                                          trainer.features, scale)}
+              for j in range(len(vectors))}
+    rows = [bytes(row.numpy()) for batch in seen for row in batch]
+    assert len(rows) == 2 * len(x)
+    assert all(any(row in images[j] for j in images) for row in rows)
+    assert sum(row not in images[0] for row in rows) > len(rows) // 2

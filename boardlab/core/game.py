@@ -54,6 +54,26 @@ class KomiFacts(NamedTuple):
     fixed_options: tuple[tuple[str, object], ...] = ()
 
 
+class Symmetry(NamedTuple):
+    """A change of the board under which a game's rules do not change.
+
+    Applied to a position it gives another position (its image): the piece of the
+    board description's cell ``i`` stands on cell ``cells[i]`` there, with the code
+    ``pieces.get(code, code)``, and a mark of cell ``i`` marks ``cells[i]``; action ``a``
+    becomes ``actions[a]``. Every seat's view of the image is that of the position so
+    changed, its legal actions are the images of the position's, each action leads to
+    the image of where it led, and every game ends with the same returns. Training uses
+    it to learn from the images of every position played (``boardlab train --augment``);
+    ``tests/test_symmetries.py`` plays random games side by side to check each
+    declaration.
+    """
+
+    name: str
+    cells: tuple[int, ...]
+    pieces: dict[str, str]
+    actions: tuple[int, ...]
+
+
 class Game:
     """Immutable facts about one configured game (options resolved)."""
 
@@ -197,6 +217,11 @@ class Game:
     def komi(self) -> KomiFacts | None:
         """Komi facts for the fair-komi finder, or None for a game without komi."""
         return None
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The changes of the board other than the identity that leave the rules as
+        they are (see :class:`Symmetry`); none unless a game declares them."""
+        return ()
 
     # What a user interface draws from -----------------------------------------
     def board_description(self) -> dict:

@@ -106,6 +106,8 @@ class Carteso(TerritoryGame):
     title = "Carteso"
     description = "claim finished groups: taller ones for Vertical, wider ones for Horizontal"
     kernel = K
+    # a group's owner depends on its height and width only, which the flips keep
+    board_symmetries = ("flip_rows", "flip_columns", "rotate_180")
     rules_summary = (
         "Two sides, Vertical (moves first) and Horizontal, take turns; each turn places a "
         "black or a white stone (either side may use either colour) on an empty point, "

@@ -95,6 +95,9 @@ class Rumbo(TerritoryGame):
     setup_examples = ("rumbo(size=5,position=BW.../W..../...../..B../.....,claims=Ha5)",)
     declared_options = territory_options(_default_komi)
     kernel = K
+    # the chiral tie-break (NE and SW to Vertical, NW and SE to Horizontal) survives a
+    # half turn but not a flip, which swaps NE with NW
+    board_symmetries = ("rotate_180",)
     rules_summary = (
         "Two sides, Vertical (moves first) and Horizontal, take turns placing a black or a "
         "white stone (either side may use either colour) on an empty point; there is no "

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.errors import NotationError, OptionError
 from ..core import board as boards
-from ..core.game import RESIGN, TERMINAL, Game, KomiFacts
+from ..core.game import RESIGN, TERMINAL, Game, KomiFacts, Symmetry
 from ..core.options import Option
 from .kernel_state import KernelState
 from .grid_notation import LETTERS, parse_point, point_name
@@ -65,6 +65,11 @@ class TerritoryGame(Game):
     # At 0.25 s a move c=0.8 beat c=1.4 52 and 35 times in 60 and 40 Carteso 9x9 games,
     # 39 in 60 Rumbo 9x9 games (docs/agents.md, "The exploration constant").
     exploration = 0.8
+    #: the turns of the board, besides the identity, that leave the rules unchanged: any
+    #: of ``flip_rows`` (top to bottom), ``flip_columns`` (left to right), ``rotate_180``
+    #: (none turns it by a quarter: that would swap Vertical's and Horizontal's roles);
+    #: each is also a symmetry with the colours swapped (either side plays either colour)
+    board_symmetries: tuple[str, ...] = ()
 
     def validate(self):
         #: board size N and its number of points N² (plain attributes: hot paths read them)
@@ -126,6 +131,40 @@ class TerritoryGame(Game):
     @property
     def num_actions(self) -> int:
         return self._num_actions
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The declared turns of the board (``board_symmetries``), each with the colours
+        kept and swapped, and the colour swap alone.
+
+        >>> import boardlab
+        >>> [s.name for s in boardlab.make("rumbo(size=5)").symmetries()]
+        ['swap_colours', 'rotate_180', 'rotate_180+swap_colours']
+        """
+        n, k = self.n, self.kernel
+        turns = {"identity": lambda r, c: (r, c), "flip_rows": lambda r, c: (n - 1 - r, c),
+                 "flip_columns": lambda r, c: (r, n - 1 - c),
+                 "rotate_180": lambda r, c: (n - 1 - r, n - 1 - c)}
+        order = self.draw_order                          # description cell -> kernel cell
+        index = {cell: i for i, cell in enumerate(order)}
+        found = []
+        for turn in ("identity",) + self.board_symmetries:
+            move = turns[turn]                  # a name not listed here is a bug: KeyError
+            cells = tuple(row * n + col for row, col in
+                          (move(*divmod(i, n)) for i in range(self.points)))
+            for swap in (False, True):
+                if turn == "identity" and not swap:
+                    continue
+                actions = list(range(self.num_actions))
+                for action in actions[:]:
+                    kind, value, colour = k.decode(n, action)
+                    if kind == k.PLACE:
+                        actions[action] = k.encode(n, kind, order[cells[index[value]]],
+                                                   3 - colour if swap else colour)
+                name = "+".join(([] if turn == "identity" else [turn]) +
+                                (["swap_colours"] if swap else []))
+                found.append(Symmetry(name, cells, {"B": "W", "W": "B"} if swap else {},
+                                      tuple(actions)))
+        return tuple(found)
 
     @cached_property
     def action_texts(self) -> tuple[str, ...]:

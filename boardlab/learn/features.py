@@ -63,6 +63,37 @@ class BoardFeatures:
         """The unscaled scalars of an encoder vector (to choose ``scale`` from data)."""
         return np.concatenate((flat[:self.header], flat[self.board_cells.stop:]))
 
+    def symmetry_indices(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
+        """(vectors, policies): index arrays of the game's symmetries, the identity first
+        (:meth:`Game.symmetries`). For symmetry ``j``, ``x[vectors[j]]`` is the encoder
+        vector of the image of the position whose vector is ``x``, and ``p[policies[j]]``
+        the image of a distribution ``p`` over the actions.
+
+        >>> import boardlab
+        >>> game = boardlab.make("rumbo(size=5)")
+        >>> vectors, policies = BoardFeatures(game).symmetry_indices(game)
+        >>> vectors.shape, policies.shape
+        ((4, 141), (4, 155))
+        """
+        cells = self.width * self.height
+        planes = list(self.encoder.pieces) + list(self.encoder.marks)
+        pieces = len(self.encoder.pieces)
+        size = self.encoder.size
+        vectors, policies = [np.arange(size)], [np.arange(game.num_actions)]
+        for symmetry in game.symmetries():
+            vector = np.arange(size)
+            for plane, code in enumerate(planes):
+                image = planes.index(symmetry.pieces.get(code, code)) if plane < pieces \
+                    else plane
+                source = self.board_cells.start + plane * cells
+                target = self.board_cells.start + image * cells + np.asarray(symmetry.cells)
+                vector[target] = source + np.arange(cells)
+            policy = np.empty(game.num_actions, dtype=np.int64)
+            policy[np.asarray(symmetry.actions)] = np.arange(game.num_actions)
+            vectors.append(vector)
+            policies.append(policy)
+        return np.stack(vectors), np.stack(policies)
+
     def encode(self, view: dict) -> np.ndarray:
         """The planes of ``view``: float32 of :attr:`shape`."""
         flat = self.encoder.encode(view)

@@ -257,11 +257,20 @@ class Trainer:
                     "sign": round(_masked_mean(right, mask).item(), 4)}
 
     def train(self, data: dict, held: dict, epochs: int, sharpen: float = 1.0,
-              batch: int = 256, lr: float = 2e-3, schedule: str = "constant") -> dict:
+              batch: int = 256, lr: float = 2e-3, schedule: str = "constant",
+              augment: bool = False) -> dict:
         """Train ``epochs`` passes over ``data``; the learning rate starts at ``lr`` and,
         with the ``cosine`` schedule, falls to zero along half a cosine by the last batch
-        (``constant``, the default: stays at ``lr``)."""
+        (``constant``, the default: stays at ``lr``). With ``augment`` each sample of a
+        batch is replaced by its image under one of the game's symmetries (the identity
+        among them), drawn at random each time (:meth:`Game.symmetries`)."""
         torch, features = self.torch, self.features
+        if augment:
+            vectors, policies = (torch.tensor(a, device=self.device)
+                                 for a in features.symmetry_indices(self.public))
+            if len(vectors) == 1:
+                raise BoardlabError(f"{self.spec} declares no symmetries: nothing to "
+                                    f"augment with (leave out --augment)")
         if self.scale is None:                   # fixed at the first generation
             raw = np.stack([features.raw_scalars(row) for row in data["x"]])
             self.scale = (1.0 / np.maximum(np.abs(raw).max(0), 1.0)).astype(np.float32)
@@ -278,8 +287,14 @@ class Trainer:
                     group["lr"] = learning_rate(lr, schedule, step, steps)
                 step += 1
                 index = order[start:start + batch]
-                logits, values = self.model(to_planes(torch, x[index], features, scale))
-                policy_loss = -(pi[index] * torch.log_softmax(logits, 1)).sum(1).mean()
+                inputs, targets = x[index], pi[index]
+                if augment:
+                    which = torch.randint(len(vectors), (len(index),),
+                                          generator=generator).to(self.device)
+                    inputs = torch.gather(inputs, 1, vectors[which])
+                    targets = torch.gather(targets, 1, policies[which])
+                logits, values = self.model(to_planes(torch, inputs, features, scale))
+                policy_loss = -(targets * torch.log_softmax(logits, 1)).sum(1).mean()
                 value_loss = _masked_mean((values - z[index]) ** 2, mask[index])
                 self.optimizer.zero_grad()
                 (policy_loss + value_loss).backward()
@@ -290,7 +305,7 @@ class Trainer:
             self.log(json.dumps(point))
         self.model.eval()
         return {"samples": n, "held_out_samples": len(held["x"]), "sharpen": sharpen,
-                "lr": lr, "schedule": schedule,
+                "lr": lr, "schedule": schedule, "augment": augment,
                 "value_target": self.value_target, "final": curve[-1] if curve else {}}
 
     def export(self, path: Path, record: dict) -> Path:
@@ -328,8 +343,8 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
         workers: int | None = None, explore: int = 8, epochs: int = 4, window: int = 4,
         seconds: float | None = None, channels: int = 32, blocks: int = 4, seed: int = 1,
         sharpen: float = 0.25, holdout: float = 0.1, value_target: str = "outcome",
-        lr: float = 2e-3, schedule: str = "constant", candidates: int = 1,
-        gate_games: int = 20, gate_agent: str = GATE_AGENT,
+        lr: float = 2e-3, schedule: str = "constant", augment: bool = False,
+        candidates: int = 1, gate_games: int = 20, gate_agent: str = GATE_AGENT,
         gate_opponent: str = GATE_OPPONENT, log=print) -> Path:
     """Train in ``folder`` until ``generations`` generations are done (see the module).
 
@@ -348,6 +363,9 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
     if candidates < 1 or gate_games < 1:
         raise BoardlabError(f"candidates and gate games: at least 1 (not {candidates}, "
                             f"{gate_games})")
+    if augment and not make(spec).symmetries():
+        raise BoardlabError(f"{spec} declares no symmetries: nothing to augment with "
+                            f"(leave out --augment)")
     if candidates > 1:                           # the gate's agents, before hours of work
         if parse_spec(gate_agent)[1].get("evaluator", "").lower() != "net":
             raise BoardlabError(f"the gate's agent {gate_agent!r} does not use the network "
@@ -373,12 +391,13 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
         samples = trainer.samples(window, holdout)
         gate = {}
         if candidates == 1:
-            losses = trainer.train(*samples, epochs, sharpen, lr=lr, schedule=schedule)
+            losses = trainer.train(*samples, epochs, sharpen, lr=lr, schedule=schedule,
+                                   augment=augment)
         else:
             trainer, losses, gate = _gate(trainer, samples, candidates, gate_games,
                                           gate_agent, gate_opponent, workers, log,
                                           epochs=epochs, sharpen=sharpen, lr=lr,
-                                          schedule=schedule)
+                                          schedule=schedule, augment=augment)
         record = {"generation": trainer.generation, "agent": agent, "games": data["games"],
                   "positions": int(len(data["x"])),
                   "mean_length": data["mean_length"] and round(data["mean_length"], 1),
