@@ -266,11 +266,9 @@ class Trainer:
         among them), drawn at random each time (:meth:`Game.symmetries`)."""
         torch, features = self.torch, self.features
         if augment:
+            need_symmetries(self.public)
             vectors, policies = (torch.tensor(a, device=self.device)
                                  for a in features.symmetry_indices(self.public))
-            if len(vectors) == 1:
-                raise BoardlabError(f"{self.spec} declares no symmetries: nothing to "
-                                    f"augment with (leave out --augment)")
         if self.scale is None:                   # fixed at the first generation
             raw = np.stack([features.raw_scalars(row) for row in data["x"]])
             self.scale = (1.0 / np.maximum(np.abs(raw).max(0), 1.0)).astype(np.float32)
@@ -333,6 +331,13 @@ class Trainer:
         return path
 
 
+def need_symmetries(game) -> None:
+    """Refuse ``--augment`` for a game that declares no symmetries (BoardlabError)."""
+    if not game.symmetries():
+        raise BoardlabError(f"{game.spec} declares no symmetries: nothing to augment with "
+                            f"(leave out --augment)")
+
+
 #: the gate's players (``--candidates``): the mixed search of docs/learning.md against
 #: the plain one, at equal simulations
 GATE_AGENT = "mcts(evaluator=net,priors=false,mix=0.5,iterations=200)"
@@ -363,9 +368,8 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
     if candidates < 1 or gate_games < 1:
         raise BoardlabError(f"candidates and gate games: at least 1 (not {candidates}, "
                             f"{gate_games})")
-    if augment and not make(spec).symmetries():
-        raise BoardlabError(f"{spec} declares no symmetries: nothing to augment with "
-                            f"(leave out --augment)")
+    if augment:
+        need_symmetries(make(spec))
     if candidates > 1:                           # the gate's agents, before hours of work
         if parse_spec(gate_agent)[1].get("evaluator", "").lower() != "net":
             raise BoardlabError(f"the gate's agent {gate_agent!r} does not use the network "
