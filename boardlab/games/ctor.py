@@ -32,14 +32,14 @@ import numpy as np
 
 from ..core.errors import OptionError
 from ..core import board as boards
-from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game
+from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game, Symmetry
 from ..core.options import Option, format_spec
 from ..core.registry import register
 from .kernel_state import KernelState
 from . import ctor_kernel as K
 from . import ctor_sample as sample
 from . import ctor_text as text
-from .topology import torus
+from .topology import square_turns, torus
 
 QUOTAS = "2,2,1/2,2,0/3,3,0"
 _TEAMS = re.compile(r"^([123])v([123])$")
@@ -136,6 +136,7 @@ class Ctor(Game):
         o = self.options
         self.n = o["size"]
         self.P = self.n * self.n
+        self._symmetries = None                  # computed on first use (symmetries())
         self.team_sizes = tuple(int(v) for v in _TEAMS.match(o["teams"]).groups())
         rows = [[int(v) for v in row.split(",")] for row in o["quota_table"].split("/")]
         self.quotas = [rows[(o["quota_row"] or (size if o["quota_by"] == "own" else
@@ -273,6 +274,48 @@ class Ctor(Game):
         else:
             per_turn = sum(quota) + 2 * quota[2] + self.P + 1 + 3
         return 2 * int(self.cfg[K.C_SECRETS]) + 10 + int(self.cfg[K.C_MAX_TURNS]) * per_turn
+
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """Every shift of the field, after each of the square's rotations and flips: the
+        torus has no edge, no corner and no favoured direction, so the rules cannot tell
+        a position from any of these images (``8 * N² - 1`` of them besides the identity;
+        colours are not swapped, as black moves first). Computed once per game.
+
+        >>> import boardlab
+        >>> found = boardlab.make("ctor(size=8)").symmetries()
+        >>> len(found), found[0].name, found[-1].name
+        (511, 'shift_0_1', 'flip_antidiagonal+shift_7_7')
+        """
+        if self._symmetries is None:
+            self._symmetries = self._torus_symmetries()
+        return self._symmetries
+
+    def _torus_symmetries(self) -> tuple[Symmetry, ...]:
+        n, P, nbr = self.n, self.P, self.topology.nbr
+        found = []
+        for turn, move in square_turns(n).items():
+            for dr in range(n):
+                for dc in range(n):
+                    if turn == "identity" and dr == dc == 0:
+                        continue
+                    cells = np.array([((r + dr) % n) * n + (c + dc) % n for r, c in
+                                      (move(*divmod(i, n)) for i in range(P))])
+                    # a step from cell x in direction d goes to the image's neighbour
+                    # of cells[x] that is the image of the step's target
+                    steps = np.empty((P, 4), dtype=np.int64)
+                    for d in range(4):
+                        target = cells[nbr[:, d]]
+                        steps[:, d] = (nbr[cells] == target[:, None]).argmax(1)
+                    actions = np.concatenate((
+                        cells,                                           # put (and land)
+                        P + 4 * np.repeat(cells, 4) + steps.reshape(-1),  # move steps
+                        5 * P + cells, 6 * P + cells,                   # lift, replace
+                        [7 * P], 7 * P + 1 + cells))                    # end, secret
+                    name = "+".join(([] if turn == "identity" else [turn]) +
+                                    ([f"shift_{dr}_{dc}"] if dr or dc else []))
+                    found.append(Symmetry(name, tuple(cells.tolist()), {},
+                                          tuple(actions.tolist())))
+        return tuple(found)
 
     def board_description(self) -> dict:
         """A torus of squares named "1".."N²" row by row from the top left; chips are

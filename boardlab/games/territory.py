@@ -22,7 +22,7 @@ from ..core.game import RESIGN, TERMINAL, Game, KomiFacts, Symmetry
 from ..core.options import Option
 from .kernel_state import KernelState
 from .grid_notation import LETTERS, parse_point, point_name
-from .topology import square_grid
+from .topology import square_grid, square_turns
 
 SIDES = ("vertical", "horizontal")   # by side number (the kernels' VERTICAL, HORIZONTAL)
 COLOURS = ".BW"                      # by colour value (the kernels' EMPTY, BLACK, WHITE)
@@ -141,9 +141,7 @@ class TerritoryGame(Game):
         ['swap_colours', 'rotate_180', 'rotate_180+swap_colours']
         """
         n, k = self.n, self.kernel
-        turns = {"identity": lambda r, c: (r, c), "flip_rows": lambda r, c: (n - 1 - r, c),
-                 "flip_columns": lambda r, c: (r, n - 1 - c),
-                 "rotate_180": lambda r, c: (n - 1 - r, n - 1 - c)}
+        turns = square_turns(n)
         order = self.draw_order                          # description cell -> kernel cell
         index = {cell: i for i, cell in enumerate(order)}
         found = []

@@ -62,3 +62,22 @@ def _cached(n: int, wrap: bool) -> Topology:
     if key not in _CACHE:
         _CACHE[key] = Topology(n, wrap)
     return _CACHE[key]
+
+
+def square_turns(n: int) -> dict:
+    """The eight ways to lay an ``n`` x ``n`` square onto itself (the identity, three
+    rotations, four flips), by name: each maps a (row, col) to where it goes. A game
+    lists those its rules do not see (``Game.symmetries``).
+
+    >>> square_turns(3)["rotate_90"](0, 0), square_turns(3)["flip_diagonal"](0, 2)
+    ((0, 2), (2, 0))
+    """
+    last = n - 1
+    return {"identity": lambda r, c: (r, c),
+            "rotate_90": lambda r, c: (c, last - r),
+            "rotate_180": lambda r, c: (last - r, last - c),
+            "rotate_270": lambda r, c: (last - c, r),
+            "flip_rows": lambda r, c: (last - r, c),
+            "flip_columns": lambda r, c: (r, last - c),
+            "flip_diagonal": lambda r, c: (c, r),
+            "flip_antidiagonal": lambda r, c: (last - c, last - r)}
