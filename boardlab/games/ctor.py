@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -107,6 +108,37 @@ GUIDED_GREED = 900
 CAPPED_SCALE = 4.0
 
 
+@lru_cache(maxsize=None)
+def torus_symmetries(n: int) -> tuple[Symmetry, ...]:
+    """CTOR's symmetries on an ``n`` x ``n`` field (:meth:`Ctor.symmetries`): they depend on
+    the size alone, so each size computes them once (outside the game object, which
+    stays small to copy and to send to worker processes)."""
+    P, nbr = n * n, torus(n).nbr
+    found = []
+    for turn, move in square_turns(n).items():
+        for dr in range(n):
+            for dc in range(n):
+                if turn == "identity" and dr == dc == 0:
+                    continue
+                cells = np.array([((r + dr) % n) * n + (c + dc) % n for r, c in
+                                  (move(*divmod(i, n)) for i in range(P))])
+                # a step from cell x in direction d goes to the image's neighbour of
+                # cells[x] that is the image of the step's target
+                steps = np.empty((P, 4), dtype=np.int64)
+                for d in range(4):
+                    target = cells[nbr[:, d]]
+                    steps[:, d] = (nbr[cells] == target[:, None]).argmax(1)
+                actions = np.concatenate((
+                    cells,                                           # put (and land)
+                    P + 4 * np.repeat(cells, 4) + steps.reshape(-1),  # move steps
+                    5 * P + cells, 6 * P + cells,                   # lift, replace
+                    [7 * P], 7 * P + 1 + cells))                    # end, secret
+                name = "+".join(([] if turn == "identity" else [turn]) +
+                                ([f"shift_{dr}_{dc}"] if dr or dc else []))
+                found.append(Symmetry(name, tuple(cells.tolist()), {}, tuple(actions.tolist())))
+    return tuple(found)
+
+
 @register
 class Ctor(Game):
     name = "ctor"
@@ -136,7 +168,6 @@ class Ctor(Game):
         o = self.options
         self.n = o["size"]
         self.P = self.n * self.n
-        self._symmetries = None                  # computed on first use (symmetries())
         self.team_sizes = tuple(int(v) for v in _TEAMS.match(o["teams"]).groups())
         rows = [[int(v) for v in row.split(",")] for row in o["quota_table"].split("/")]
         self.quotas = [rows[(o["quota_row"] or (size if o["quota_by"] == "own" else
@@ -279,43 +310,14 @@ class Ctor(Game):
         """Every shift of the field, after each of the square's rotations and flips: the
         torus has no edge, no corner and no favoured direction, so the rules cannot tell
         a position from any of these images (``8 * N² - 1`` of them besides the identity;
-        colours are not swapped, as black moves first). Computed once per game.
+        colours are not swapped, as black moves first).
 
         >>> import boardlab
         >>> found = boardlab.make("ctor(size=8)").symmetries()
         >>> len(found), found[0].name, found[-1].name
         (511, 'shift_0_1', 'flip_antidiagonal+shift_7_7')
         """
-        if self._symmetries is None:
-            self._symmetries = self._torus_symmetries()
-        return self._symmetries
-
-    def _torus_symmetries(self) -> tuple[Symmetry, ...]:
-        n, P, nbr = self.n, self.P, self.topology.nbr
-        found = []
-        for turn, move in square_turns(n).items():
-            for dr in range(n):
-                for dc in range(n):
-                    if turn == "identity" and dr == dc == 0:
-                        continue
-                    cells = np.array([((r + dr) % n) * n + (c + dc) % n for r, c in
-                                      (move(*divmod(i, n)) for i in range(P))])
-                    # a step from cell x in direction d goes to the image's neighbour
-                    # of cells[x] that is the image of the step's target
-                    steps = np.empty((P, 4), dtype=np.int64)
-                    for d in range(4):
-                        target = cells[nbr[:, d]]
-                        steps[:, d] = (nbr[cells] == target[:, None]).argmax(1)
-                    actions = np.concatenate((
-                        cells,                                           # put (and land)
-                        P + 4 * np.repeat(cells, 4) + steps.reshape(-1),  # move steps
-                        5 * P + cells, 6 * P + cells,                   # lift, replace
-                        [7 * P], 7 * P + 1 + cells))                    # end, secret
-                    name = "+".join(([] if turn == "identity" else [turn]) +
-                                    ([f"shift_{dr}_{dc}"] if dr or dc else []))
-                    found.append(Symmetry(name, tuple(cells.tolist()), {},
-                                          tuple(actions.tolist())))
-        return tuple(found)
+        return torus_symmetries(self.n)
 
     def board_description(self) -> dict:
         """A torus of squares named "1".."N²" row by row from the top left; chips are
