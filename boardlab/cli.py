@@ -584,8 +584,9 @@ def _train_parser(sub) -> None:
                        "falling to zero along half a cosine by its last batch (default "
                        "constant)")
     train.add_argument("--augment", action="store_true", help="train on the images of "
-                       "the samples under the game's symmetries too (turns of the board, "
-                       "swapped colours: those the game declares), one drawn at random "
+                       "the samples under the game's symmetries too (turns and flips of the board, "
+                       "shifts of a torus, swapped colours: those the game declares), one "
+                       "drawn at random "
                        "for each sample each time")
     train.add_argument("--candidates", type=int, default=1, help="networks trained a "
                        "generation, seeds --seed, --seed + 1, ...; the one that scores "
