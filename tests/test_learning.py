@@ -401,7 +401,9 @@ def test_the_cosine_schedule_falls_from_the_rate_to_zero():
 
 def test_augment_needs_a_game_with_symmetries(tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["train", "ctor(size=8)", "--out", str(out), "--augment"]) == 2
+    spec = "cartagena(profile=basic,players=2)"
+    assert not boardlab.make(spec).symmetries()
+    assert main(["train", spec, "--out", str(out), "--augment"]) == 2
     assert "declares no symmetries" in capsys.readouterr().err
     assert not out.exists()
 
