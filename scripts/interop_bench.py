@@ -10,6 +10,9 @@ Python searchers count simulations, so that agent sizes each move's simulations 
 the time from its own rate on the move before). Both sides see only their views;
 OpenSpiel's ISMCTS samples worlds through the game's own sampler.
 Prints, per spec, our score rate (a draw counts half) with a 95% Wilson interval.
+With ``--out``, each game is one JSON line: its number, our side, the score, the
+seconds, and its moves in notation with the seed of its chance (``game_seed``), so
+``boardlab.core.record.replay_moves(spec, moves, game_seed)`` plays it again.
 The full benchmark (200 games per spec at 1 s a move) takes about 20 core-hours:
 run it on a machine of its own, ``--jobs`` games at once (one idle core each), with
 ``--out`` so that an interrupted run resumes.
@@ -32,8 +35,8 @@ from boardlab.interop import agents as _bridge  # noqa: F401  (registers openspi
 SPECS = ("carteso(size=9)", "rumbo(size=9)", "ctor(size=8)", "cartagena")
 
 
-def play(game, specs: list[str], seed: int) -> list[float]:
-    """One game between agents given by spec, seat by seat; the returns."""
+def play(game, specs: list[str], seed: int):
+    """One game between agents given by spec, seat by seat; its final state."""
     agents = [make_agent(spec, game, seat, seed=seed * 31 + seat)
               for seat, spec in enumerate(specs)]
     state = game.new_initial_state(seed=seed)
@@ -42,7 +45,7 @@ def play(game, specs: list[str], seed: int) -> list[float]:
         state.apply(agents[seat].act(state.view(seat)), seat=seat)
     for agent in agents:
         agent.close(state.returns())
-    return state.returns()
+    return state
 
 
 def one_game(task: tuple) -> dict:
@@ -53,11 +56,13 @@ def one_game(task: tuple) -> dict:
     mine = number % 2                     # which side we play this game
     specs = [ours if game.team_of(seat) == mine else theirs for seat in range(game.num_seats)]
     started = time.perf_counter()
-    returns = play(game, specs, seed + number)
+    state = play(game, specs, seed + number)
+    returns = state.returns()
     ours_back, theirs_back = returns[sides[mine][0]], returns[sides[1 - mine][0]]
     score = 1.0 if ours_back > theirs_back else 0.5 if ours_back == theirs_back else 0.0
     return {"spec": spec, "game": number, "ours": ours, "theirs": theirs, "seed": seed,
-            "our_side": mine, "score": score, "seconds": round(time.perf_counter() - started, 1)}
+            "our_side": mine, "score": score, "seconds": round(time.perf_counter() - started, 1),
+            "game_seed": seed + number, "returns": returns, "moves": state.history_text()}
 
 
 def bench(spec: str, games: int, ours: str, theirs: str, seed: int, jobs: int = 1,

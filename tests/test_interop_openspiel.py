@@ -261,6 +261,11 @@ def test_the_benchmark_script_records_each_game_and_resumes(tmp_path, capsys):
     assert games == 3 and sorted(r["game"] for r in records) == [0, 1, 2]
     assert [r["our_side"] for r in sorted(records, key=lambda r: r["game"])] == [0, 1, 0]
     assert score == sum(r["score"] for r in records)
+    from boardlab.core.record import replay_moves
+    for r in records:                     # each line keeps its game: the moves replay
+        state = replay_moves(r["spec"], r["moves"], r["game_seed"])
+        assert state.is_terminal() and state.returns() == r["returns"]
+        assert r["game_seed"] == 4 + r["game"]
     capsys.readouterr()
     again = script.bench(*args, seed=4, out=str(out))         # resumed: nothing to play
     assert again == (score, 3) and len(out.read_text().splitlines()) == 3
