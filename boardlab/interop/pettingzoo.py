@@ -93,13 +93,12 @@ class _Table:
         return None if self.state is None else self.state.render(seat=None)
 
 
-class BoardlabAEC(AECEnv):
-    """A boardlab game as a PettingZoo AEC environment (see the module doc)."""
+class _OnTable:
+    """The members both environments answer alike from their :class:`_Table`."""
 
-    metadata = {"render_modes": ["ansi"], "name": "boardlab_v0", "is_parallelizable": False}
+    _table: _Table
 
-    def __init__(self, game: Game, render_mode: str | None = None, with_views: bool = False):
-        super().__init__()
+    def _seat_table(self, game: Game, render_mode: str | None, with_views: bool) -> None:
         self._table = _Table(game, render_mode, with_views)
         self.game = game
         self.render_mode = render_mode
@@ -116,6 +115,22 @@ class BoardlabAEC(AECEnv):
     def state_now(self):
         """The boardlab State being played (for tests and analysis)."""
         return self._table.state
+
+    def render(self):
+        return self._table.text()
+
+    def close(self):
+        self._table.state = None
+
+
+class BoardlabAEC(_OnTable, AECEnv):
+    """A boardlab game as a PettingZoo AEC environment (see the module doc)."""
+
+    metadata = {"render_modes": ["ansi"], "name": "boardlab_v0", "is_parallelizable": False}
+
+    def __init__(self, game: Game, render_mode: str | None = None, with_views: bool = False):
+        super().__init__()
+        self._seat_table(game, render_mode, with_views)
 
     def reset(self, seed=None, options=None):
         self._table.new_game(seed)
@@ -154,14 +169,8 @@ class BoardlabAEC(AECEnv):
         self._select()
         self._accumulate_rewards()
 
-    def render(self):
-        return self._table.text()
 
-    def close(self):
-        self._table.state = None
-
-
-class BoardlabParallel(ParallelEnv):
+class BoardlabParallel(_OnTable, ParallelEnv):
     """A boardlab game as a PettingZoo Parallel environment (see the module doc)."""
 
     metadata = {"render_modes": ["ansi"], "name": "boardlab_v0"}
@@ -170,24 +179,9 @@ class BoardlabParallel(ParallelEnv):
                  illegal: str = "forfeit"):
         if illegal not in _ILLEGAL:
             raise BoardlabError(f"illegal={illegal!r}: choose one of {', '.join(_ILLEGAL)}")
-        self._table = _Table(game, render_mode, with_views)
-        self.game = game
+        self._seat_table(game, render_mode, with_views)
         self.illegal = illegal
-        self.render_mode = render_mode
-        self.metadata = dict(self.metadata, name=f"boardlab_{game.name}_v0")
-        self.possible_agents = list(self._table.possible_agents)
         self.agents = []
-
-    def observation_space(self, agent):
-        return self._table._observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self._table._action_spaces[agent]
-
-    @property
-    def state_now(self):
-        """The boardlab State being played (for tests and analysis)."""
-        return self._table.state
 
     def _observations(self) -> dict:
         return {a: self._table.observe_seat(a) for a in self.agents}
@@ -224,12 +218,6 @@ class BoardlabParallel(ParallelEnv):
         if done:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
-
-    def render(self):
-        return self._table.text()
-
-    def close(self):
-        self._table.state = None
 
 
 def env(name: str | Game, render_mode: str | None = None, with_views: bool = False,
