@@ -31,6 +31,7 @@ from boardlab.core.errors import OptionError
 from boardlab.learn.features import BoardFeatures
 from boardlab.learn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
 from boardlab.learn.selfplay import generate, play_game
+from boardlab.learn.train import value_targets
 
 from test_solver import BEHIND, replayed
 
@@ -326,12 +327,45 @@ def test_self_play_samples_are_search_targets_and_outcomes():
     assert one["q"].shape == (n,) and (np.abs(one["q"]) <= 1.0).all()
     assert len(set(one["q"].tolist())) > 1       # the search's estimates, not a constant
     assert set(one["seat"].tolist()) == {0, 1}
+    rows, seats = np.arange(n), one["seat"].astype(np.int64)
+    assert one["v"].shape == (n, 2) and (np.abs(one["v"]) <= 1.0).all()
+    np.testing.assert_allclose(one["v"].sum(1), 0.0, atol=1e-6)    # Carteso is zero-sum
+    assert (np.sign(one["v"][rows, seats]) == np.sign(one["q"])).mean() > 0.9
     again = play_game(game, "mcts(iterations=30)", seed=5, explore=4)
-    for key in ("x", "pi", "q", "z", "seat"):
+    for key in ("x", "pi", "q", "v", "z", "seat"):
         np.testing.assert_array_equal(one[key], again[key])
     both = generate("carteso(size=5)", "mcts(iterations=30)", games=2, seed=5, workers=1,
                     explore=4)
     assert both["games"] == 2 and len(both["x"]) > n
+
+
+def test_the_search_value_target_teaches_every_seat_where_a_side_acts_in_a_row():
+    """CTOR's team turns: one side acts many times running. The value target of the
+    search must still say how the position stands for the other side (the opposite,
+    CTOR being zero-sum), not leave its value untaught (a network trained so gave both
+    sides the same value, and its search lost 20 games of 20)."""
+    one = play_game(boardlab.make("ctor(size=8)"), "mcts(iterations=20)", seed=5, explore=4)
+    seats = one["seat"].astype(np.int64)
+    assert (seats[1:] == seats[:-1]).mean() > 0.5            # mostly the same side again
+    target, mask = value_targets(one, "search")
+    assert (mask == 1.0).all()
+    rows = np.arange(len(seats))
+    np.testing.assert_allclose(target[rows, 1 - seats], -target[rows, seats], atol=1e-6)
+    assert len(set(np.round(target[:, 0], 3).tolist())) > 5   # estimates, not the outcome
+    mixed, _ = value_targets(one, "mix")
+    np.testing.assert_allclose(mixed, (one["v"] + one["z"]) / 2, atol=1e-6)
+    outcome, mask = value_targets(one, "outcome")
+    assert (outcome == one["z"]).all() and (mask == 1.0).all()
+
+
+def test_samples_without_every_seat_s_estimate_teach_the_acting_seat_only():
+    data = {"z": np.array([[1.0, -1.0], [1.0, -1.0]], dtype=np.float32),
+            "q": np.array([0.5, -0.25], dtype=np.float32), "seat": np.array([0, 1])}
+    target, mask = value_targets(data, "search")
+    assert mask.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert target[0, 0] == 0.5 and target[1, 1] == -0.25
+    target, _ = value_targets(data, "mix")
+    assert target[0, 0] == 0.75 and target[1, 1] == pytest.approx(-0.625)
 
 
 # 6. The command without PyTorch ------------------------------------------------------------

@@ -452,6 +452,7 @@ class MCTS(Agent):
         self.simulations = 0                # over the agent's life: bounds every count
         self.roots, self.root_history = [], None
         self.iterations_done = 0
+        self.estimate = None                # each seat's mean return in the last act's search
         self._checked: set[int] = set()     # root actions whose replies _check looked at
 
     @property
@@ -463,6 +464,7 @@ class MCTS(Agent):
     def act(self, view: dict, budget: dict | None = None) -> int:
         called = time.perf_counter()
         legal = view["legal_actions"]
+        self.estimate = None
         if len(legal) == 1:
             return legal[0]
         base = state_from_view(self.game, view, self.rng)
@@ -471,7 +473,9 @@ class MCTS(Agent):
             return action
         if self.options["workers"] > 1:
             return self._parallel_act(base, view, budget, called)
-        stats = self._search(base, view, budget, called)
+        totals = [0.0] * self.game.num_seats
+        stats = self._search(base, view, budget, called, totals)
+        self.estimate = [total / max(self.iterations_done, 1) for total in totals]
         if not stats:
             return self.rng.choice(legal)
         if not self.solving:

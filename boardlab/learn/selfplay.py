@@ -5,7 +5,8 @@
 after). At every searched decision it keeps the acting seat's features (the
 encoder vector of its view, nothing hidden), the search's visit distribution over
 the action numbers (the policy target), the search's own estimate of the position
-for that seat (``q``: its mean return over the root's simulations), and at the end
+for that seat (``q``: its mean return over the root's simulations) and for every
+seat (``v``: each seat's mean return over them, where the agent tells), and at the end
 the game's returns (``z``, one per seat). The first ``explore`` decisions of a game sample the
 move in proportion to the visits, for variety; after them the agent's own choice
 is played. Everything is seeded: the same seed gives the same samples.
@@ -28,19 +29,20 @@ from ..core.registry import make
 from .features import BoardFeatures
 
 
-SAMPLE_KEYS = ("x", "pi", "q", "z", "seat")
+SAMPLE_KEYS = ("x", "pi", "q", "v", "z", "seat")
 
 
 def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
     """One self-play game: ``{"x": (n, features), "pi": (n, actions), "q": (n,),
-    "z": (n, seats), "seat": (n,), "returns": [...] , "length": plies}``."""
+    "v": (n, seats), "z": (n, seats), "seat": (n,), "returns": [...] , "length": plies}``
+    ("v" only where the agent gives its search's estimate for every seat)."""
     rng = random.Random(seed)
     state = game.new_initial_state(seed=rng.randrange(2**31))
     public = public_game(game)
     agents = [make_agent(agent_spec, public, seat, seed=rng.randrange(2**31))
               for seat in range(game.num_seats)]
     features = BoardFeatures(public)
-    xs, pis, qs, seats = [], [], [], []
+    xs, pis, qs, vs, seats = [], [], [], [], []
     plies = 0
     while not state.is_terminal():
         if state.is_chance():
@@ -58,6 +60,7 @@ def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
             total = sum(stats.values())
             if total > 0:
                 qs.append(sum(s[1] for s in searched.values()) / total)
+                vs.append(getattr(agent, "estimate", None))
                 pi = np.zeros(game.num_actions, dtype=np.float32)
                 for a, visits in stats.items():
                     pi[a] = visits / total
@@ -73,11 +76,14 @@ def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
     for agent in agents:
         agent.close(returns)
     n = len(xs)
-    return {"x": np.array(xs, dtype=np.float32).reshape(n, features.encoder.size),
-            "pi": np.array(pis, dtype=np.float32).reshape(n, game.num_actions),
-            "q": np.array(qs, dtype=np.float32),
-            "z": np.tile(np.array(returns, dtype=np.float32), (n, 1)),
-            "seat": np.array(seats, dtype=np.int8), "returns": returns, "length": plies}
+    out = {"x": np.array(xs, dtype=np.float32).reshape(n, features.encoder.size),
+           "pi": np.array(pis, dtype=np.float32).reshape(n, game.num_actions),
+           "q": np.array(qs, dtype=np.float32),
+           "z": np.tile(np.array(returns, dtype=np.float32), (n, 1)),
+           "seat": np.array(seats, dtype=np.int8), "returns": returns, "length": plies}
+    if all(v is not None for v in vs):
+        out["v"] = np.array(vs, dtype=np.float32).reshape(n, game.num_seats)
+    return out
 
 
 def _worker(job):
@@ -117,7 +123,8 @@ def generate(spec: str, agent_spec: str, games: int, seed: int, workers: int = 1
     if not parts:
         raise RuntimeError("no self-play game finished")
     parts.sort(key=lambda part: part["seed"])  # the order of the seeds, not of finishing
-    return {key: np.concatenate([p[key] for p in parts]) for key in SAMPLE_KEYS} | {
+    keys = [key for key in SAMPLE_KEYS if all(key in p for p in parts)]
+    return {key: np.concatenate([p[key] for p in parts]) for key in keys} | {
         "games": done, "first_seat_points": first,
         "mean_length": float(np.mean([p["length"] for p in parts]))}
 

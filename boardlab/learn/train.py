@@ -120,6 +120,33 @@ def learning_rate(lr: float, schedule: str, step: int, steps: int) -> float:
     return lr * 0.5 * (1.0 + math.cos(math.pi * min(step, steps) / max(steps, 1)))
 
 
+def value_targets(data: dict, value_target: str) -> tuple[np.ndarray, np.ndarray]:
+    """(targets, mask), each (samples, seats): what each seat's value learns, and which
+    seats' values learn at all.
+
+    ``outcome``: every seat its return at the game's end. ``search``: every seat the
+    search's estimate for it (``v``); ``mix``: the mean of the two. Samples made before
+    ``v`` was kept have the acting seat's estimate only (``q``): then only that seat's
+    value learns (mask 0 for the others), which teaches nothing about the seats that
+    were not to act; a game whose side acts several times running (CTOR's turns) then
+    gives networks whose values for the two sides barely differ (docs/learning.md).
+    """
+    outcome = data["z"].astype(np.float32)
+    if value_target == "outcome":
+        return outcome, np.ones_like(outcome)
+    if "v" in data:
+        search = data["v"].astype(np.float32)
+        target = search if value_target == "search" else (search + outcome) / 2
+        return target, np.ones_like(outcome)
+    rows, seats = np.arange(len(outcome)), data["seat"].astype(np.int64)
+    mover = data["q"] if value_target == "search" else (data["q"] + outcome[rows, seats]) / 2
+    mask = np.zeros_like(outcome)
+    mask[rows, seats] = 1.0
+    target = outcome.copy()
+    target[rows, seats] = mover
+    return target, mask
+
+
 def _masked_mean(values, mask):
     return (values * mask).sum() / mask.sum().clamp(min=1.0)
 
@@ -181,7 +208,7 @@ class Trainer:
         if live:
             print(file=sys.stderr)
         np.savez_compressed(self.folder / f"data-{self.generation:03d}.npz",
-                            **{k: data[k] for k in SAMPLE_KEYS})
+                            **{k: data[k] for k in SAMPLE_KEYS if k in data})
         return data
 
     def found_data(self) -> dict | None:
@@ -217,22 +244,14 @@ class Trainer:
         return join(train), join(held)
 
     def _tensors(self, data: dict, sharpen: float):
-        """(inputs, policy targets, value targets, value mask): the mask says which
-        seats' values are learned (all for the outcome, the acting seat's else)."""
+        """(inputs, policy targets, value targets, value mask): see
+        :func:`value_targets`."""
         torch = self.torch
         pi = data["pi"].astype(np.float64)
         if sharpen != 1.0:                       # visits ** (1 / T), renormalized
             pi = np.power(pi, 1.0 / sharpen)
             pi /= np.maximum(pi.sum(1, keepdims=True), 1e-12)
-        target, mask = data["z"].astype(np.float32), np.ones_like(data["z"], dtype=np.float32)
-        if self.value_target != "outcome":
-            rows, seats = np.arange(len(target)), data["seat"].astype(np.int64)
-            mover = data["q"] if self.value_target == "search" else \
-                (data["q"] + target[rows, seats]) / 2
-            mask = np.zeros_like(mask)
-            mask[rows, seats] = 1.0
-            target = target.copy()
-            target[rows, seats] = mover
+        target, mask = value_targets(data, self.value_target)
         tensor = lambda a: torch.tensor(np.ascontiguousarray(a, dtype=np.float32),
                                         device=self.device)
         return tensor(data["x"]), tensor(pi), tensor(target), tensor(mask)
