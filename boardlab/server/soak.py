@@ -2,7 +2,8 @@
 
 ``boardlab soak durability`` plays games between bot clients (two WebSocket clients per
 game, random legal moves) against a `boardlab serve` child process, kills the server with
-SIGKILL at random moments and starts it again on the same database (and port) many times.
+SIGKILL at random moments (each after a random play time and at least one more
+acknowledged action) and starts it again on the same database (and port) many times.
 After each restart, every action a client got an ``ack`` for must be in its game's log at
 the version the ack named, the server must show the same history, and every log must
 replay. An action whose ack was lost at a kill may be in the log ("committed but
@@ -404,6 +405,23 @@ def _ready(client, url: str) -> None:
         time.sleep(0.02)
 
 
+async def _progress(state: Durability, before: int, tasks: list) -> None:
+    """Wait until an action more than ``before`` is acknowledged: a kill with nothing
+    played since the last tests nothing (on a loaded machine the clients may need longer
+    than the play time to reconnect and move). Raise a table's error, or SoakError when
+    nothing is acknowledged within WAIT seconds."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        for task in tasks:
+            if task.done() and task.exception():
+                raise task.exception()
+        if len(state.acked) > before:
+            return
+        if time.monotonic() > deadline:
+            raise SoakError(f"no action acknowledged in {WAIT:.0f} s since the last restart")
+        await asyncio.sleep(0.02)
+
+
 async def _durability(state: Durability, servers: list[ServerProcess], db: str,
                       play: tuple) -> dict:
     httpx, _, _ = _libraries()
@@ -426,10 +444,9 @@ async def _durability(state: Durability, servers: list[ServerProcess], db: str,
                 await start(i)
             tasks = [asyncio.create_task(state.table(i)) for i in range(state.tables)]
             for done in range(1, state.restarts + 1):
+                before = len(state.acked)
                 await asyncio.sleep(state.rng.uniform(*play))       # play, then a kill
-                for task in tasks:
-                    if task.done() and task.exception():
-                        raise task.exception()
+                await _progress(state, before, tasks)
                 victims = _victims(done, len(servers))
                 for i in victims:
                     state.up[i].clear()
