@@ -178,6 +178,8 @@ def _check_envelope(game, state, seat):
     problems = check_block(game.board_description(), view["board"])
     assert not problems, f"{game.spec}: {problems}"
     assert json.loads(json.dumps(view)) == view
+    numbers = state.view(seat, texts=False)        # the cheap view: no notation, else alike
+    assert numbers == {**view, "legal": [], "history": []}, f"{game.spec}: texts=False"
     return view
 
 

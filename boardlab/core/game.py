@@ -337,17 +337,20 @@ class State:
     def clone(self) -> "State":
         raise NotImplementedError
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None, texts: bool = True) -> dict:
         """What ``seat`` may know (``None``: a spectator), as plain JSON data.
 
         The envelope every game shares (see core/view.py) plus the game's own keys.
+        ``texts=False`` leaves the two lists of notation (``legal`` and ``history``)
+        empty, for a program that reads only numbers (a network's input): writing
+        them is about a quarter of a view's cost.
         """
         from .view import envelope
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < self.game.num_seats):
             raise BoardlabError(f"{self.game.spec} has no seat {seat!r}")
         own = self._view(seat)
-        shared = envelope(self, seat)
+        shared = envelope(self, seat, texts)
         if "to_move" in own:               # the game names the mover its own way (a side)
             shared["to_move"] = own["to_move"]
         if self.agreed_draw:               # whatever the game's own rules would say

@@ -12,6 +12,8 @@ A front end (the terminal, the web app, an adapter, an agent) can rely on:
 ``legal``                    this seat's legal moves now, in notation (empty if it does not act)
 ``legal_actions``            the same as action numbers (for agents)
 ``history``                  every move so far in notation, as this seat may see it
+                             (``legal`` and ``history`` are empty in ``view(seat, texts=False)``,
+                             the cheaper view for programs that read only numbers)
 ``terminal``                 whether the game is over
 ``result``                   None while running, else ``{"winners": [seat names],
                              "draw", "returns": [per seat], "scores", "reason"}``
@@ -46,8 +48,9 @@ def result_block(state) -> dict | None:
             "reason": state.end_reason()}
 
 
-def envelope(state, seat: int | None) -> dict:
-    """The shared keys of ``state.view(seat)``."""
+def envelope(state, seat: int | None, texts: bool = True) -> dict:
+    """The shared keys of ``state.view(seat)`` (``texts=False``: ``legal`` and
+    ``history`` left empty)."""
     game = state.game
     names = game.seat_names
     over = state.is_terminal()
@@ -60,9 +63,9 @@ def envelope(state, seat: int | None) -> dict:
         "seat": seat,
         "to_move": _to_move(state, acting),
         "acting": [names[s] for s in acting],
-        "legal": [state.action_to_string(a) for a in legal],
+        "legal": [state.action_to_string(a) for a in legal] if texts else [],
         "legal_actions": list(legal),
-        "history": state.visible_history(seat),
+        "history": state.visible_history(seat) if texts else [],
         "terminal": over,
         "result": result_block(state),
         "clocks": None,

@@ -205,7 +205,8 @@ class NetworkEvaluator:
     def evaluate_with_priors(self, state: State, rng: random.Random):
         seats = state.acting_seats()
         seat = seats[0] if seats else 0
-        logits, values = self.network.forward(self.features.encode(state.view(seat)))
+        logits, values = self.network.forward(
+            self.features.encode(state.view(seat, texts=False)))
         return values.tolist(), logits
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:
