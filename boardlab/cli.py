@@ -539,7 +539,8 @@ def cmd_train(args) -> int:
         sharpen=args.sharpen, holdout=args.holdout, value_target=args.value_target,
         lr=args.lr, schedule=args.schedule, augment=args.augment, candidates=args.candidates,
         gate_games=args.gate_games, gate_agent=args.gate_agent,
-        gate_opponent=args.gate_opponent, log=lambda line: print(line, flush=True))
+        gate_opponent=args.gate_opponent, positions=args.positions,
+        log=lambda line: print(line, flush=True))
     return 0
 
 
@@ -575,8 +576,12 @@ def _train_parser(sub) -> None:
                        "last games kept out of training to measure it (default 0.1)")
     train.add_argument("--value-target", choices=("outcome", "search", "mix"),
                        default="outcome", help="what the value learns: the game's outcome "
-                       "(every seat), the search's estimate for the seat that acted, or "
-                       "their mean (default outcome)")
+                       "(every seat), the search's estimate (every seat's), or their mean "
+                       "(default outcome)")
+    train.add_argument("--positions", choices=("all", "turn-starts"), default="all",
+                       help="the positions learned from: every searched one, or only the "
+                       "first decision of each team's turn, for a network that values the "
+                       "horizon of a rollout (mcts(evaluator=net,net_at=horizon); default all)")
     train.add_argument("--lr", type=float, default=2e-3, help="the learning rate at the "
                        "start of each generation's training (AdamW; default 0.002)")
     train.add_argument("--schedule", choices=("constant", "cosine"), default="constant",

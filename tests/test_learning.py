@@ -27,11 +27,11 @@ from boardlab.agents import mcts_tree as tree
 from boardlab.agents.base import public_game
 from boardlab.agents.evaluators import blended
 from boardlab.cli import main
-from boardlab.core.errors import OptionError
+from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.learn.features import BoardFeatures
 from boardlab.learn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
 from boardlab.learn.selfplay import generate, play_game
-from boardlab.learn.train import value_targets
+from boardlab.learn.train import turn_starts, value_targets
 
 from test_solver import BEHIND, replayed
 
@@ -316,6 +316,72 @@ def test_a_network_for_another_game_is_refused(tmp_path):
                    boardlab.make("carteso(size=5)"), 0)
 
 
+# 4b. A network at the rollout's horizon ------------------------------------------------------
+class _Recorder:
+    """An inner evaluator that keeps the positions it is asked to value."""
+
+    def __init__(self):
+        self.seen = []
+
+    def evaluate(self, state, rng):
+        self.seen.append(state.view(state.acting_seats()[0], texts=False))
+        return [0.25, -0.25]
+
+
+def test_the_horizon_evaluator_values_every_leaf_at_one_turn_of_the_searching_team():
+    from boardlab.agents.evaluators import HorizonEvaluator
+    game = boardlab.make("ctor(size=8)")
+    root = played("ctor(size=8)", 40)
+    team = root.view(0)["to_move"]
+    recorder = _Recorder()
+    agent = MCTS(game, root.acting_seats()[0], seed=2, iterations=60,
+                 evaluator=HorizonEvaluator(recorder, 1, "guided"))
+    agent.act(root.view(root.acting_seats()[0]))
+    seen = recorder.seen
+    assert len(seen) >= 50
+    assert {v["turn"] for v in seen} == {root.view(0)["turn"] + 2}   # after the answer
+    assert {v["to_move"] for v in seen} == {team}                   # the searcher's turn again
+    assert all(v["quotas_left"]["put"] > 0 and not v["terminal"] for v in seen)
+
+
+def test_a_rollout_to_the_horizon_is_worth_what_the_position_it_stops_at_is():
+    """One implementation of the cut: ``rollout(until=...)`` values the very position
+    ``played_to_horizon`` gives (the chip margin, or the returns at the end)."""
+    from boardlab.games.ctor import CAPPED_SCALE
+    game = boardlab.make("ctor(size=8)")
+    for plies, seed in ((12, 1), (60, 2), (150, 3)):
+        state = played("ctor(size=8)", plies, seed)
+        until = state.rollout_horizon(1)
+        for policy in ("random", "guided", "tactical"):
+            stop = state.played_to_horizon(seed, until, policy)
+            a, b = stop.counts()
+            margin = np.tanh((a - b) / CAPPED_SCALE)
+            expected = stop.returns() if stop.is_terminal() else [margin, -margin]
+            assert state.rollout(seed, None, policy, until=until) == pytest.approx(expected)
+    with pytest.raises(NotImplementedError):
+        played("carteso(size=5)", 3).played_to_horizon(1, 5)
+
+
+@pytest.mark.parametrize("spec, agent, message", [
+    ("carteso(size=9)", "mcts(evaluator=net,net_at=horizon)", "rollouts stop at a horizon"),
+    ("ctor(size=8)", "mcts(evaluator=net,net_at=horizon,priors=true)", "gives no priors"),
+    ("ctor(size=8)", "mcts(evaluator=net,net_at=horizon,horizon=false)",
+     "leave out horizon=false"),
+])
+def test_net_at_horizon_refuses_what_it_cannot_do(spec, agent, message):
+    with pytest.raises(OptionError, match=message):
+        make_agent(agent, boardlab.make(spec), 0)
+
+
+def test_a_search_with_the_network_at_the_horizon_plays_a_legal_move():
+    game = boardlab.make("ctor(size=8)")
+    state = played("ctor(size=8)", 30)
+    seat = state.acting_seats()[0]
+    agent = make_agent("mcts(evaluator=net,net_at=horizon,iterations=40)", game, seat, seed=1)
+    assert agent.act(state.view(seat)) in state.legal_actions_for(seat)
+    assert not agent.guided                      # no priors: UCT over the horizon's values
+
+
 # 5. Self-play data --------------------------------------------------------------------------
 def test_self_play_samples_are_search_targets_and_outcomes():
     game = boardlab.make("carteso(size=5)")
@@ -358,6 +424,19 @@ def test_the_search_value_target_teaches_every_seat_where_a_side_acts_in_a_row()
     assert (outcome == one["z"]).all() and (mask == 1.0).all()
 
 
+def test_self_play_marks_the_first_decision_of_each_team_s_turn():
+    one = play_game(boardlab.make("ctor(size=8)"), "mcts(iterations=20)", seed=5, explore=4)
+    start, seats = one["start"].astype(bool), one["seat"].astype(np.int64)
+    assert start[0] and 0.05 < start.mean() < 0.6            # a turn is several decisions
+    assert start[1:][seats[1:] != seats[:-1]].all()            # a new side: a new turn
+    game = boardlab.make("ctor(size=8)")
+    assert turn_starts(one, game).tolist() == start.tolist()
+    without = {"seat": one["seat"]}                            # samples made before "start"
+    assert turn_starts(without, game).tolist() == [True] + (seats[1:] != seats[:-1]).tolist()
+    carteso = play_game(boardlab.make("carteso(size=5)"), "mcts(iterations=20)", seed=5)
+    assert carteso["start"].all()                              # each move is a turn
+
+
 def test_samples_without_every_seat_s_estimate_teach_the_acting_seat_only():
     data = {"z": np.array([[1.0, -1.0], [1.0, -1.0]], dtype=np.float32),
             "q": np.array([0.5, -0.25], dtype=np.float32), "seat": np.array([0, 1])}
@@ -374,6 +453,14 @@ def test_train_without_pytorch_says_how_to_get_it(monkeypatch, tmp_path, capsys)
     code = main(["train", "carteso(size=5)", "--out", str(tmp_path / "run")])
     assert code == 2
     assert "pip install 'boardlab[train]'" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_refuses_unknown_positions(tmp_path):
+    from boardlab.learn.train import run
+    with pytest.raises(BoardlabError, match="positions 'middle': one of all, turn-starts"):
+        run("ctor(size=8)", str(tmp_path / "run"), 1, 1, "mcts(iterations=5)",
+            "mcts(iterations=5)", positions="middle")
     assert not (tmp_path / "run").exists()
 
 

@@ -108,6 +108,32 @@ def blended(first, second, weight: float, priors: bool = False) -> BlendedEvalua
     return (_GuidedBlend if priors else BlendedEvaluator)(first, second, weight)
 
 
+class HorizonEvaluator:
+    """A rollout to the search's horizon, then ``inner``'s value of the position it
+    stopped at (the game's end: its returns). For games whose rollouts stop at a
+    horizon (``State.rollout_horizon``, ``State.played_to_horizon``): every leaf of a
+    search is then valued at the same turn, the searching team's turn again after the
+    other's answer with ``turns`` 1, so a network trained on such positions (the starts
+    of turns: ``boardlab train --positions turn-starts``) never compares a leaf where a
+    team is half-way through its turn with one where it has ended it."""
+
+    def __init__(self, inner, turns: int, policy: str = "random"):
+        self.inner, self.turns, self.policy = inner, turns, policy
+        self.until = None
+
+    def begin(self, root: State) -> None:
+        self.until = root.rollout_horizon(self.turns)
+        if self.until is None:
+            raise OptionError(f"{root.game.name}: its rollouts have no horizon to stop at "
+                              f"(net_at=horizon is for games whose rollouts stop one)")
+
+    def evaluate(self, state: State, rng: random.Random) -> list[float]:
+        stop = state.played_to_horizon(rng.randrange(2**31), self.until, self.policy)
+        if stop.is_terminal():
+            return stop.returns()
+        return self.inner.evaluate(stop, rng)
+
+
 EVALUATORS = {cls.name: cls for cls in (RolloutEvaluator, HeuristicEvaluator)}
 
 

@@ -35,7 +35,7 @@ from ..core.game import CHANCE, SIMULTANEOUS, TERMINAL
 from ..core.options import Option
 from . import mcts_tree as tree
 from .base import Agent, register_agent
-from .evaluators import EVALUATORS, blended, make_evaluator
+from .evaluators import EVALUATORS, HorizonEvaluator, blended, make_evaluator
 from .search_state import Sampler, pregame_hint, state_from_view
 
 
@@ -359,6 +359,10 @@ class MCTS(Agent):
         Option("mix", float, 0.0, "evaluator=net: a leaf is worth this share of a rollout's "
                "value and the rest of the network's (0.5: half each; 0: the network alone)",
                minimum=0, maximum=1),
+        Option("net_at", str, "leaf", "evaluator=net: where the network values a "
+               "simulation: at its new leaf, or (horizon) where the leaf's rollout stops, "
+               "in games whose rollouts stop at a horizon (CTOR: the searching team's "
+               "next turn); horizon gives no priors", choices=("leaf", "horizon")),
         Option("fpu", float, 0.2, "evaluator=net: an untried move counts as the node's mean "
                "value less this (first-play urgency)", minimum=0),
         Option("playout", str, "", "how a rollout plays: random, or a policy the game offers "
@@ -420,10 +424,26 @@ class MCTS(Agent):
             features = BoardFeatures(game)      # made once: it plays a few moves to learn
             network = NetworkEvaluator(game, load_network(game, self.options["net"], features),
                                        features)
+            priors = self.options["priors"]
+            if self.options["net_at"] == "horizon":
+                if options.get("priors"):
+                    raise OptionError(f"agent {self.name!r}: net_at=horizon gives no priors "
+                                      f"(the network sees the horizon, not the leaf): "
+                                      f"leave out priors=true")
+                if not self.options["horizon"]:
+                    raise OptionError(f"agent {self.name!r}: net_at=horizon stops every "
+                                      f"rollout at the search's horizon: leave out "
+                                      f"horizon=false")
+                if game.new_initial_state().rollout_horizon(1) is None:
+                    raise OptionError(f"agent {self.name!r}: net_at=horizon needs a game "
+                                      f"whose rollouts stop at a horizon; {game.name}'s "
+                                      f"play to the end (use net_at=leaf)")
+                network, priors = HorizonEvaluator(network, self.options["rollout_turns"],
+                                                   self.options["playout"]), False
             evaluator = blended(network, make_evaluator("rollout", self.options["rollout_turns"],
                                                         self.options["playout"],
                                                         self.options["horizon"]),
-                                self.options["mix"], self.options["priors"])
+                                self.options["mix"], priors)
         self.evaluator = evaluator or make_evaluator(self.options["evaluator"],
                                                      self.options["rollout_turns"],
                                                      self.options["playout"],

@@ -486,6 +486,13 @@ class State:
         del turns
         return None
 
+    def played_to_horizon(self, seed: int, until: int, policy: str = "random") -> "State":
+        """The position a rollout with ``until`` (a :meth:`rollout_horizon`) stops at: a
+        copy played on by ``policy`` to the end or to the horizon, where a network may
+        value it instead of the rollout's own estimate (``mcts(net_at=horizon)``). Only
+        games whose rollouts stop at a horizon offer it."""
+        raise NotImplementedError(f"{self.game.name}: rollouts play to the end here")
+
     def summary(self) -> dict:
         """A JSON-ready description of the position (the ``replay`` output)."""
         raise NotImplementedError

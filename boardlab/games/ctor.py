@@ -590,8 +590,21 @@ class CtorState(KernelState):
         stop when that many turns have ended, or from a position at or past it, at
         the first end of a turn of the same team as that one's."""
         game = self.game
-        if policy not in ("guided", "tactical"):
-            game.check_playout(policy)
+        other = self.played_out_to(seed, self._rollout_cap(max_turns, until), policy)
+        if other.is_terminal():
+            return other.returns()
+        a, b = other.counts()
+        value = math.tanh((a - b) / CAPPED_SCALE)
+        return [value if game.team_of(s) == 0 else -value for s in range(game.num_seats)]
+
+    def played_to_horizon(self, seed: int, until: int, policy: str = "random"):
+        """The copy :meth:`rollout` with ``until`` would value: played on to the end, or
+        to the start of the turn after the horizon's (the searching team's turn again,
+        when the horizon is one turn: see :meth:`rollout_horizon`)."""
+        return self.played_out_to(seed, self._rollout_cap(None, until), policy)
+
+    def _rollout_cap(self, max_turns: int | None, until: int | None) -> int | None:
+        """How many turns have ended where a rollout stops (None: at the game's end)."""
         cap = None
         turn = int(self.buf[K.M_TURNS])
         if until is not None and self.resigned is None:
@@ -599,26 +612,22 @@ class CtorState(KernelState):
         elif max_turns is not None and self.resigned is None:
             cap = turn + max_turns
             cap += cap % 2
-        if cap is not None and cap >= game.cfg[K.C_MAX_TURNS]:
+        if cap is not None and cap >= self.game.cfg[K.C_MAX_TURNS]:
             cap = None                          # the rules' own cap comes first
-        other = self.played_out_to(seed, cap, policy)
-        if cap is None or other.buf[K.M_OVER_REASON] != K.OVER_CAP:
-            return other.returns()
-        a, b = other.counts()
-        value = math.tanh((a - b) / CAPPED_SCALE)
-        return [value if game.team_of(s) == 0 else -value for s in range(game.num_seats)]
+        return cap
 
     def played_out_to(self, seed: int, cap: int | None, policy: str = "random"):
-        """A copy played on by :meth:`rollout`'s policy until the game ends, or ends its
-        turn number ``cap`` (as a game with ``max_turns=cap`` would)."""
+        """A copy played on by :meth:`rollout`'s policy until the game ends, or until
+        turn number ``cap`` has ended and the next begun (the copy still in play; its
+        history is this state's, the playout records no moves)."""
+        if policy not in ("guided", "tactical"):
+            self.game.check_playout(policy)
         other = self.clone()
         if other.resigned is None:
             cfg, nbr, diag = self._tables()
-            if cap is not None:
-                cfg = cfg.copy()
-                cfg[K.C_MAX_TURNS] = cap
             K.guided_playout(other.buf, cfg, nbr, diag, seed,
-                             0 if policy == "random" else GUIDED_GREED, policy == "tactical")
+                             0 if policy == "random" else GUIDED_GREED, policy == "tactical",
+                             -1 if cap is None else cap)
         return other
 
     # Hidden information: reveals, undo, announcements --------------------------------

@@ -801,12 +801,13 @@ def tactical_worth(buf, cfg, nbr, diag, cnt, action):
 
 
 @njit(cache=True)
-def guided_playout(buf, cfg, nbr, diag, seed, greed, tactical=False):
+def guided_playout(buf, cfg, nbr, diag, seed, greed, tactical=False, stop=-1):
     """Play to the end, with probability ``greed`` in 1000 the action worth most, else
     any legal action; returns the actions made. The worth is by kind (``WORTH``: a
     Replace, else a Put, else a Move step or the end of the turn, a Landing last; the
     one of that kind at random) or, ``tactical``, :func:`tactical_worth`'s (ties at
     random). Greed 0 is :func:`playout`. In simultaneous team play every choice is random.
+    ``stop`` >= 0: stop as well once that many turns have ended, the next turn begun.
     """
     P = cfg[C_N] * cfg[C_N]
     out = np.empty(8 * P + 1, np.int32)
@@ -816,7 +817,7 @@ def guided_playout(buf, cfg, nbr, diag, seed, greed, tactical=False):
     cnt = np.zeros((2, P if tactical else 1), np.int32)     # (used by tactical only)
     s = rng_seed(seed)
     moves = 0
-    while buf[M_PHASE] != PH_OVER:
+    while buf[M_PHASE] != PH_OVER and (stop < 0 or buf[M_TURNS] < stop):
         if cfg[C_SIM] and in_round(buf, cfg):
             k = waiting(buf, cfg, members)
             s = rng_next(s)

@@ -6,8 +6,9 @@ after). At every searched decision it keeps the acting seat's features (the
 encoder vector of its view, nothing hidden), the search's visit distribution over
 the action numbers (the policy target), the search's own estimate of the position
 for that seat (``q``: its mean return over the root's simulations) and for every
-seat (``v``: each seat's mean return over them, where the agent tells), and at the end
-the game's returns (``z``, one per seat). The first ``explore`` decisions of a game sample the
+seat (``v``: each seat's mean return over them, where the agent tells), whether it is
+the first decision of its team's turn (``start``: the team that acted last is another,
+or nobody has acted), and at the end the game's returns (``z``, one per seat). The first ``explore`` decisions of a game sample the
 move in proportion to the visits, for variety; after them the agent's own choice
 is played. Everything is seeded: the same seed gives the same samples.
 
@@ -29,12 +30,13 @@ from ..core.registry import make
 from .features import BoardFeatures
 
 
-SAMPLE_KEYS = ("x", "pi", "q", "v", "z", "seat")
+SAMPLE_KEYS = ("x", "pi", "q", "v", "z", "seat", "start")
 
 
 def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
     """One self-play game: ``{"x": (n, features), "pi": (n, actions), "q": (n,),
-    "v": (n, seats), "z": (n, seats), "seat": (n,), "returns": [...] , "length": plies}``
+    "v": (n, seats), "z": (n, seats), "seat": (n,), "start": (n,), "returns": [...] ,
+    "length": plies}``
     ("v" only where the agent gives its search's estimate for every seat)."""
     rng = random.Random(seed)
     state = game.new_initial_state(seed=rng.randrange(2**31))
@@ -42,8 +44,8 @@ def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
     agents = [make_agent(agent_spec, public, seat, seed=rng.randrange(2**31))
               for seat in range(game.num_seats)]
     features = BoardFeatures(public)
-    xs, pis, qs, vs, seats = [], [], [], [], []
-    plies = 0
+    xs, pis, qs, vs, seats, starts = [], [], [], [], [], []
+    plies, last_team = 0, None
     while not state.is_terminal():
         if state.is_chance():
             state.apply(state.sample_chance(rng))
@@ -67,11 +69,12 @@ def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
                 xs.append(features.encoder.encode(view))
                 pis.append(pi)
                 seats.append(seat)
+                starts.append(game.team_of(seat) != last_team)
                 if plies < explore:
                     actions = list(stats)
                     action = rng.choices(actions, weights=[stats[a] for a in actions])[0]
         state.apply(action, seat=seat)
-        plies += 1
+        plies, last_team = plies + 1, game.team_of(seat)
     returns = [float(r) for r in state.returns()]
     for agent in agents:
         agent.close(returns)
@@ -80,7 +83,8 @@ def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
            "pi": np.array(pis, dtype=np.float32).reshape(n, game.num_actions),
            "q": np.array(qs, dtype=np.float32),
            "z": np.tile(np.array(returns, dtype=np.float32), (n, 1)),
-           "seat": np.array(seats, dtype=np.int8), "returns": returns, "length": plies}
+           "seat": np.array(seats, dtype=np.int8), "start": np.array(starts, dtype=np.int8),
+           "returns": returns, "length": plies}
     if all(v is not None for v in vs):
         out["v"] = np.array(vs, dtype=np.float32).reshape(n, game.num_seats)
     return out

@@ -39,6 +39,9 @@ VALUE_TARGETS = ("outcome", "search", "mix")
 #: the learning rate along a generation's training: falling to zero along half a cosine,
 #: or constant
 SCHEDULES = ("cosine", "constant")
+#: which positions a generation's network learns from: every searched one, or only the
+#: first decision of each team's turn (for ``mcts(evaluator=net,net_at=horizon)``)
+POSITIONS = ("all", "turn-starts")
 
 
 def _torch():
@@ -147,6 +150,22 @@ def value_targets(data: dict, value_target: str) -> tuple[np.ndarray, np.ndarray
     return target, mask
 
 
+def turn_starts(data: dict, game) -> np.ndarray:
+    """Which samples are the first decision of their team's turn (bool, per sample): the
+    ``start`` self-play keeps, or for samples made before it was kept, those whose team
+    is not the one of the sample before (a game's first decision is missed where the
+    game before ended with the same team's).
+
+    >>> import boardlab
+    >>> turn_starts({"seat": np.array([0, 0, 1, 1, 0])}, boardlab.make("ctor(size=8)")).tolist()
+    [True, False, True, False, True]
+    """
+    if "start" in data:
+        return data["start"].astype(bool)
+    teams = np.array([game.team_of(int(s)) for s in data["seat"]])
+    return np.r_[True, teams[1:] != teams[:-1]] if len(teams) else np.zeros(0, bool)
+
+
 def _masked_mean(values, mask):
     return (values * mask).sum() / mask.sum().clamp(min=1.0)
 
@@ -181,7 +200,7 @@ class Trainer:
                                  self.layout).to(self.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=2e-3, weight_decay=1e-4)
         self.generation, self.scale, self.history = 0, None, []
-        self.value_target = "outcome"
+        self.value_target, self.positions = "outcome", "all"
         if state is not None:
             self.model.load_state_dict(state["model"])
             self.optimizer.load_state_dict(state["optimizer"])
@@ -240,7 +259,11 @@ class Trainer:
                                 f"lack (in {self.folder}); use --value-target outcome")
 
         def join(parts):
-            return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+            joined = {k: np.concatenate([p[k] for p in parts]) for k in keys}
+            if self.positions == "turn-starts":
+                keep = turn_starts(joined, self.game)
+                joined = {k: v[keep] for k, v in joined.items()}
+            return joined
         return join(train), join(held)
 
     def _tensors(self, data: dict, sharpen: float):
@@ -323,7 +346,8 @@ class Trainer:
         self.model.eval()
         return {"samples": n, "held_out_samples": len(held["x"]), "sharpen": sharpen,
                 "lr": lr, "schedule": schedule, "augment": augment,
-                "value_target": self.value_target, "final": curve[-1] if curve else {}}
+                "value_target": self.value_target, "positions": self.positions,
+                "final": curve[-1] if curve else {}}
 
     def export(self, path: Path, record: dict) -> Path:
         """Write the network as it stands to ``path`` (numpy, read at play time)."""
@@ -369,8 +393,11 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
         sharpen: float = 0.25, holdout: float = 0.1, value_target: str = "outcome",
         lr: float = 2e-3, schedule: str = "constant", augment: bool = False,
         candidates: int = 1, gate_games: int = 20, gate_agent: str = GATE_AGENT,
-        gate_opponent: str = GATE_OPPONENT, log=print) -> Path:
+        gate_opponent: str = GATE_OPPONENT, positions: str = "all", log=print) -> Path:
     """Train in ``folder`` until ``generations`` generations are done (see the module).
+
+    ``positions``: ``all`` searched positions, or only ``turn-starts`` (the first decision
+    of each team's turn: a network for ``mcts(evaluator=net,net_at=horizon)``).
 
     With ``candidates`` K above 1, each generation trains K networks on its samples (seeds
     ``seed``, ``seed + 1``, ...: other initial weights at generation 0, another order of
@@ -380,6 +407,8 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
     """
     if value_target not in VALUE_TARGETS:
         raise BoardlabError(f"value target {value_target!r}: one of {', '.join(VALUE_TARGETS)}")
+    if positions not in POSITIONS:
+        raise BoardlabError(f"positions {positions!r}: one of {', '.join(POSITIONS)}")
     if schedule not in SCHEDULES:
         raise BoardlabError(f"schedule {schedule!r}: one of {', '.join(SCHEDULES)}")
     if not 0 < lr <= 1:
@@ -395,7 +424,7 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
                                 f"(it needs evaluator=net)")
         make_agent(gate_opponent, make(spec), 0)
     trainer = Trainer(spec, folder, channels, blocks, seed, log)
-    trainer.value_target = value_target
+    trainer.value_target, trainer.positions = value_target, positions
     workers = workers or default_workers()
     if trainer.generation:
         log(f"resuming {folder}: {trainer.generation} generation(s) done")
@@ -448,6 +477,7 @@ def _gate(first: Trainer, samples, candidates: int, games: int, agent: str, oppo
         trainer = first if k == 0 else Trainer(first.spec, str(first.folder), first.channels,
                                                first.blocks, base + k, log)
         trainer.seed, trainer.value_target = base + k, first.value_target
+        trainer.positions = first.positions
         log(f"generation {generation}: candidate {k + 1}/{candidates} (seed {base + k})")
         losses = trainer.train(*samples, **training)
         path = trainer.export(first.folder / f"candidate-{generation:03d}-{k + 1}.npz",
