@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import boardlab
 from boardlab.games import ctor_kernel as K
 from choices import Chooser, choices_st, seed_st
+from game_specs import conformance_specs
 from depth import examples
 from isolation import isolated, progress
 
@@ -1572,3 +1573,52 @@ def test_announcements_of_secret_squares():
     play(t, "move 17>18", "move 18>19", "end")
     assert t.announcements(0) == ["white's secret square 18 is revealed "
                                   "(the chip has left it: nothing turns)"]
+
+
+def _reference_visible_history(state, seat):
+    """visible_history as first written: every entry in notation, then the hidden ones
+    found by their text (a commit of another member in the open sub-round, the other
+    team's secret picks) and written over."""
+    game = state.game
+    texts = state.history_text()
+    team = None if seat is None else game.team_of(seat)
+    if K.in_round(state.buf, game.cfg):
+        hidden = int(K.pending_total(state.buf, game.cfg))
+        own = None if seat is None else game.seat_names[seat]
+        end = len(texts) - (state.resigned is not None)
+        for i in range(end - hidden, end):
+            name = texts[i].partition(":")[0]
+            if name in game.seat_names and name != own:
+                texts[i] = f"{name}:?"
+    picks = [i for i, move in enumerate(texts) if move.startswith("secret ")]
+    count, first = int(game.cfg[K.C_SECRETS]), int(game.cfg[K.C_FIRST])
+    for k, i in enumerate(picks):
+        if (first if k < count else 1 - first) != team:
+            texts[i] = "secret ?"
+    return texts
+
+
+@pytest.mark.parametrize("spec", [s for s in conformance_specs() if s.startswith("ctor")])
+def test_the_hidden_entries_and_the_last_squares_are_found_without_writing_the_history(spec):
+    """Views find what a seat may not see, and the squares of the last move it may, from
+    the actions (quicker): the same as reading the written history."""
+    from boardlab.games.ctor_text import last_squares
+    game = boardlab.make(spec)
+    rng = random.Random(7)
+    for g in range(3):
+        state = game.new_initial_state(seed=g)
+        plies = 0
+        while not state.is_terminal() and plies < 120:
+            for seat in [None, *range(game.num_seats)]:
+                expected = _reference_visible_history(state, seat)
+                assert state.visible_history(seat) == expected
+                assert state.board_view(seat)["marks"]["last"] == last_squares(expected)
+            if state.is_chance():
+                state.apply(state.sample_chance(rng))
+                continue
+            seat = rng.choice(state.acting_seats())
+            if plies == 100 and g == 2:
+                state.resign(seat, out_of_turn=True)   # in a sub-round or not
+            else:
+                state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
+            plies += 1

@@ -25,6 +25,7 @@ those.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from functools import lru_cache
@@ -233,10 +234,11 @@ class Ctor(Game):
         return sets
 
     # Facts ------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def public_spec(self) -> str:
         """The spec without the set-up's secret squares: ``secrets=hidden`` says that
-        they were set up (a searcher samples them from a view, see ctor_sample)."""
+        they were set up (a searcher samples them from a view, see ctor_sample); written
+        once (the options are frozen), not at every view."""
         hidden = HIDDEN_SECRETS if self.options["secrets"] else ""
         return format_spec(self.name, {**self.options, "secrets": hidden},
                            self.declared_options)
@@ -693,8 +695,8 @@ class CtorState(KernelState):
     def secret_squares(self, team: int, spent: bool | None = None) -> list[int]:
         """Team's secret squares (numbers); ``spent`` filters revealed/unrevealed."""
         marks = self._arr(K.A_SECRET + team)
-        wanted = (1, 2) if spent is None else ((2,) if spent else (1,))
-        return [int(x) + 1 for x in np.flatnonzero(np.isin(marks, wanted))]
+        chosen = marks > 0 if spent is None else marks == (2 if spent else 1)
+        return [int(x) + 1 for x in np.flatnonzero(chosen)]
 
     def _view(self, seat: int | None) -> dict:
         """What ``seat`` may know: its own team's secret squares, nobody else's."""
@@ -723,25 +725,48 @@ class CtorState(KernelState):
     def visible_history(self, seat: int | None) -> list[str]:
         """The history as ``seat`` may see it: the other team's secret picks show as
         'secret ?', team mates' commits in the open sub-round as 'name:?'."""
-        game = self.game
         texts = self.history_text()
-        team = None if seat is None else game.team_of(seat)
-        if K.in_round(self.buf, game.cfg):     # open, or cut short by a resignation
-            hidden = int(K.pending_total(self.buf, game.cfg))
-            own = None if seat is None else game.seat_names[seat]
-            end = len(texts) - (self.resigned is not None)   # commits before the resign
-            for i in range(end - hidden, end):
-                name = texts[i].partition(":")[0]
-                if name in game.seat_names and name != own:
-                    texts[i] = f"{name}:?"
-        picks = [i for i, move in enumerate(texts) if move.startswith("secret ")]
-        count = int(game.cfg[K.C_SECRETS])
-        first = int(game.cfg[K.C_FIRST])
-        for k, i in enumerate(picks):
-            picker = first if k < count else 1 - first
-            if picker != team:
-                texts[i] = "secret ?"
+        for i in self._hidden_from(seat):
+            texts[i] = f"{texts[i].partition(':')[0]}:?" if i in self.commits else "secret ?"
         return texts
+
+    def _hidden_from(self, seat: int | None) -> set[int]:
+        """The history entries ``seat`` may not see: the other team's secret picks (the
+        first entries of a game with secret squares) and, in an open sub-round (or one
+        cut short by a resignation), the other members' commits."""
+        game, history = self.game, self.history
+        team = None if seat is None else game.team_of(seat)
+        hidden = set()
+        if K.in_round(self.buf, game.cfg):
+            pending = int(K.pending_total(self.buf, game.cfg))
+            end = len(history) - (self.resigned is not None)   # commits before the resign
+            hidden.update(i for i in range(end - pending, end)
+                          if i in self.commits and history[i][0] != seat)
+        count, first = int(game.cfg[K.C_SECRETS]), int(game.cfg[K.C_FIRST])
+        for k, (_, action) in enumerate(history[:2 * count]):
+            if action == RESIGN or self._kind(action) != K.KIND_SECRET:
+                break
+            if (first if k < count else 1 - first) != team:
+                hidden.add(k)
+        return hidden
+
+    def _kind(self, action: int) -> int:
+        return int(K.decode(action, self.game.P, self.game.topology.nbr)[0])
+
+    def _last_squares(self, seat: int | None) -> list[str]:
+        """The squares of the latest entry ``seat`` may see that names some (an ``end``,
+        a resignation and hidden entries passed over): ``text.last_squares`` of the
+        visible history, without writing the history out."""
+        hidden = self._hidden_from(seat)
+        for i in range(len(self.history) - 1, -1, -1):
+            action = self.history[i][1]
+            if action == RESIGN or i in hidden:
+                continue
+            kind, cell, target = (int(v) for v in K.decode(action, self.game.P,
+                                                           self.game.topology.nbr))
+            if kind != K.KIND_END:
+                return [str(cell + 1)] + ([str(target + 1)] if kind == K.KIND_MOVE else [])
+        return []
 
     def board_view(self, seat: int | None) -> dict:
         """Chips by square, as ``seat`` sees them (its own pending operations done);
@@ -753,7 +778,7 @@ class CtorState(KernelState):
         marks = {"secret": [] if seat is None else
                  [str(q) for q in self.secret_squares(game.team_of(seat), spent=False)],
                  "revealed": [str(q) for t in (0, 1) for q in self.secret_squares(t, spent=True)],
-                 "last": text.last_squares(self.visible_history(seat))}
+                 "last": self._last_squares(seat)}
         return {"kind": "torus", "cells": cells, "marks": marks}
 
     def summary(self) -> dict:

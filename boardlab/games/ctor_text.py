@@ -112,6 +112,7 @@ def history_texts(game, history, commits) -> list[str]:
     actions = np.array([a if a != RESIGN else 0 for _, a in history], dtype=np.int64)
     parts = np.empty((len(actions), 3), dtype=np.int64)
     K.decode_many(actions, game.P, game.topology.nbr, parts)
+    rows = parts.tolist()                       # Python ints at once, not one by one
     lifts: dict = {}
     texts = []
     for index, (seat, action) in enumerate(history):
@@ -119,7 +120,7 @@ def history_texts(game, history, commits) -> list[str]:
             texts.append("resign")
             continue
         key = seat if index in commits else None
-        kind, cell, target = (int(v) for v in parts[index])
+        kind, cell, target = rows[index]
         move = format_action(kind, cell, target, landing=lifts.get(key, 0) == 2)
         lifts[key] = lifts.get(key, 0) + 1 if kind == K.KIND_LIFT else 0
         texts.append(f"{names[seat]}:{move}" if index in commits else move)
