@@ -373,6 +373,21 @@ def test_net_at_horizon_refuses_what_it_cannot_do(spec, agent, message):
         make_agent(agent, boardlab.make(spec), 0)
 
 
+def test_a_network_trained_on_turn_starts_is_asked_at_the_horizon_unless_told(tmp_path):
+    game = boardlab.make("ctor(size=8)")
+    network, arrays = random_network(game, layout=FORMAT)
+    for positions, expected in (("turn-starts", "horizon"), ("all", "leaf"), (None, "leaf")):
+        meta = dict(network.meta, trained=[{"positions": positions}] if positions else [])
+        Network.save(tmp_path / "n.npz", arrays, meta)
+        path = str(tmp_path / "n.npz")
+        assert load_network(game, path).asked_at == expected
+        agent = make_agent(f"mcts(evaluator=net,net={path},iterations=5)", game, 0)
+        assert agent.options["net_at"] == expected
+        assert agent.guided == (expected == "leaf")            # the horizon gives no priors
+        told = make_agent(f"mcts(evaluator=net,net={path},net_at=leaf,iterations=5)", game, 0)
+        assert told.options["net_at"] == "leaf" and told.guided
+
+
 def test_a_search_with_the_network_at_the_horizon_plays_a_legal_move():
     game = boardlab.make("ctor(size=8)")
     state = played("ctor(size=8)", 30)

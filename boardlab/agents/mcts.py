@@ -359,10 +359,12 @@ class MCTS(Agent):
         Option("mix", float, 0.0, "evaluator=net: a leaf is worth this share of a rollout's "
                "value and the rest of the network's (0.5: half each; 0: the network alone)",
                minimum=0, maximum=1),
-        Option("net_at", str, "leaf", "evaluator=net: where the network values a "
+        Option("net_at", str, "", "evaluator=net: where the network values a "
                "simulation: at its new leaf, or (horizon) where the leaf's rollout stops, "
                "in games whose rollouts stop at a horizon (CTOR: the searching team's "
-               "next turn); horizon gives no priors", choices=("leaf", "horizon")),
+               "next turn), with no priors; empty: where the network was trained to be "
+               "asked (horizon for one trained on the starts of turns, else leaf)",
+               choices=("", "leaf", "horizon")),
         Option("fpu", float, 0.2, "evaluator=net: an untried move counts as the node's mean "
                "value less this (first-play urgency)", minimum=0),
         Option("playout", str, "", "how a rollout plays: random, or a policy the game offers "
@@ -425,6 +427,7 @@ class MCTS(Agent):
             network = NetworkEvaluator(game, load_network(game, self.options["net"], features),
                                        features)
             priors = self.options["priors"]
+            self.options["net_at"] = self.options["net_at"] or network.network.asked_at
             if self.options["net_at"] == "horizon":
                 if options.get("priors"):
                     raise OptionError(f"agent {self.name!r}: net_at=horizon gives no priors "

@@ -94,6 +94,14 @@ class Network:
             w = self.w[head]
             self.w[head] = w.reshape(w.shape[0], -1)
 
+    @property
+    def asked_at(self) -> str:
+        """Where a search should ask this network (``mcts``'s ``net_at`` when not given):
+        ``horizon`` for one whose last training learned the starts of turns only
+        (``boardlab train --positions turn-starts``), else ``leaf``."""
+        trained = self.meta.get("trained") or [{}]
+        return "horizon" if trained[-1].get("positions") == "turn-starts" else "leaf"
+
     # Files ---------------------------------------------------------------------------
     @classmethod
     def load(cls, path: str | Path) -> "Network":
