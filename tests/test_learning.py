@@ -376,8 +376,11 @@ def test_net_at_horizon_refuses_what_it_cannot_do(spec, agent, message):
 def test_a_network_trained_on_turn_starts_is_asked_at_the_horizon_unless_told(tmp_path):
     game = boardlab.make("ctor(size=8)")
     network, arrays = random_network(game, layout=FORMAT)
-    for positions, expected in (("turn-starts", "horizon"), ("all", "leaf"), (None, "leaf")):
-        meta = dict(network.meta, trained=[{"positions": positions}] if positions else [])
+    for record, expected in (({"learned_from": "turn-starts", "positions": 9000}, "horizon"),
+                             ({"learned_from": "all", "positions": 9000}, "leaf"),
+                             ({"positions": "turn-starts"}, "horizon"),    # 247243b-d6a345b
+                             (None, "leaf")):
+        meta = dict(network.meta, trained=[record] if record else [])
         Network.save(tmp_path / "n.npz", arrays, meta)
         path = str(tmp_path / "n.npz")
         assert load_network(game, path).asked_at == expected
@@ -517,6 +520,22 @@ def test_the_gate_keeps_the_candidate_that_scored_most(tmp_path):
     kept = np.load(folder / f"candidate-000-{gate['kept']}.npz")
     shipped = np.load(path)
     assert all(np.array_equal(kept[k], shipped[k]) for k in kept.files if k != "meta")
+
+
+def test_a_network_trained_on_turn_starts_learns_from_them_only_and_says_so(tmp_path):
+    pytest.importorskip("torch", reason="PyTorch is the optional [train] extra, not "
+                        "installed by ./test.sh")
+    from boardlab.learn.train import run
+    folder = tmp_path / "run"
+    path = run("ctor(size=8)", str(folder), 1, 1, "mcts(iterations=8)", "mcts(iterations=8)",
+               workers=1, epochs=1, channels=8, blocks=1, seed=5, holdout=0.0,
+               value_target="search", positions="turn-starts", log=lambda line: None)
+    record = json.loads((folder / "log.jsonl").read_text().splitlines()[-1])
+    data = np.load(folder / "data-000.npz")
+    assert record["positions"] == len(data["x"]) > record["samples"]
+    assert record["samples"] == int(data["start"].sum()) and record["learned_from"] == "turn-starts"
+    game = boardlab.make("ctor(size=8)")
+    assert load_network(game, str(path)).asked_at == "horizon"
 
 
 def test_the_cli_gate_defaults_are_the_library_s():

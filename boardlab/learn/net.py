@@ -99,8 +99,11 @@ class Network:
         """Where a search should ask this network (``mcts``'s ``net_at`` when not given):
         ``horizon`` for one whose last training learned the starts of turns only
         (``boardlab train --positions turn-starts``), else ``leaf``."""
-        trained = self.meta.get("trained") or [{}]
-        return "horizon" if trained[-1].get("positions") == "turn-starts" else "leaf"
+        last = (self.meta.get("trained") or [{}])[-1]
+        # (files written between commits 247243b and d6a345b say it in "positions", over
+        # the count of positions that key holds elsewhere)
+        learned = last.get("learned_from", last.get("positions"))
+        return "horizon" if learned == "turn-starts" else "leaf"
 
     # Files ---------------------------------------------------------------------------
     @classmethod

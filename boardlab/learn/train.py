@@ -346,7 +346,7 @@ class Trainer:
         self.model.eval()
         return {"samples": n, "held_out_samples": len(held["x"]), "sharpen": sharpen,
                 "lr": lr, "schedule": schedule, "augment": augment,
-                "value_target": self.value_target, "positions": self.positions,
+                "value_target": self.value_target, "learned_from": self.positions,
                 "final": curve[-1] if curve else {}}
 
     def export(self, path: Path, record: dict) -> Path:
