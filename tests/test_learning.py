@@ -239,15 +239,19 @@ def test_the_solver_keeps_a_losing_pass_out_of_a_guided_search(spec, moves):
 # 4. Shipped networks ------------------------------------------------------------------------
 def test_shipped_networks_load_by_spec_and_play():
     known = shipped()
-    assert {"carteso(size=9)", "carteso", "rumbo(size=9)"} <= set(known)
+    assert {"carteso(size=9)", "carteso", "rumbo(size=9)", "ctor(size=8)"} <= set(known)
     for spec in known:
         game = boardlab.make(spec)
         agent = make_agent("mcts(evaluator=net,iterations=30)", game, 0, seed=1)
-        assert isinstance(agent.evaluator, NetworkEvaluator) and agent.guided
+        at_leaf = load_network(game).asked_at == "leaf"
+        assert agent.options["net_at"] == ("leaf" if at_leaf else "horizon")
+        assert agent.guided == at_leaf               # the horizon's network gives no priors
+        network = agent.evaluator if at_leaf else agent.evaluator.first.inner
+        assert isinstance(network, NetworkEvaluator)
         state = game.new_initial_state(seed=1)
         seat = state.acting_seats()[0]
         assert agent.act(state.view(seat)) in state.legal_actions_for(seat)
-        values = agent.evaluator.evaluate(state, random.Random(1))
+        values = network.evaluate(state, random.Random(1))
         assert len(values) == game.num_seats and all(-1 <= v <= 1 for v in values)
 
 
