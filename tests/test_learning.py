@@ -402,6 +402,8 @@ def test_a_search_with_the_network_at_the_horizon_plays_a_legal_move():
     agent = make_agent("mcts(evaluator=net,net_at=horizon,iterations=40)", game, seat, seed=1)
     assert agent.act(state.view(seat)) in state.legal_actions_for(seat)
     assert not agent.guided                      # no priors: UCT over the horizon's values
+    said = make_agent("mcts(evaluator=net,net_at=horizon,priors=false,iterations=5)", game, 0)
+    assert not said.guided                       # priors=false said outright is no error
 
 
 # 5. Self-play data --------------------------------------------------------------------------

@@ -361,8 +361,8 @@ class MCTS(Agent):
                minimum=0, maximum=1),
         Option("net_at", str, "", "evaluator=net: where the network values a "
                "simulation: at its new leaf, or (horizon) where the leaf's rollout stops, "
-               "in games whose rollouts stop at a horizon (CTOR: the searching team's "
-               "next turn), with no priors; empty: where the network was trained to be "
+               "in games whose rollouts stop at a horizon (the searching team's next "
+               "turn), with no priors; empty: where the network was trained to be "
                "asked (horizon for one trained on the starts of turns, else leaf)",
                choices=("", "leaf", "horizon")),
         Option("fpu", float, 0.2, "evaluator=net: an untried move counts as the node's mean "
@@ -429,7 +429,7 @@ class MCTS(Agent):
             priors = self.options["priors"]
             self.options["net_at"] = self.options["net_at"] or network.network.asked_at
             if self.options["net_at"] == "horizon":
-                if options.get("priors"):
+                if "priors" in options and self.options["priors"]:     # asked for
                     raise OptionError(f"agent {self.name!r}: net_at=horizon gives no priors "
                                       f"(the network sees the horizon, not the leaf): "
                                       f"leave out priors=true")

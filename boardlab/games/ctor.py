@@ -755,8 +755,8 @@ class CtorState(KernelState):
 
     def _last_squares(self, seat: int | None) -> list[str]:
         """The squares of the latest entry ``seat`` may see that names some (an ``end``,
-        a resignation and hidden entries passed over): ``text.last_squares`` of the
-        visible history, without writing the history out."""
+        a resignation and hidden entries passed over), found from the actions, not by
+        writing the history out."""
         hidden = self._hidden_from(seat)
         for i in range(len(self.history) - 1, -1, -1):
             action = self.history[i][1]

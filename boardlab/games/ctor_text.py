@@ -164,17 +164,6 @@ def parse_action(state, text: str) -> int:
     return int(K.encode(_KIND[kind], x, -1, P, game.topology.nbr))
 
 
-def last_squares(history: list[str]) -> list[str]:
-    """The squares (names) of the latest entry of a visible history that names some:
-    ``end`` and hidden entries (``secret ?``, ``name:?``) are passed over."""
-    for entry in reversed(history):
-        move = entry.partition(":")[2] if ":" in entry else entry
-        numbers = re.findall(r"\d+", move)
-        if numbers:
-            return numbers
-    return []
-
-
 # Announcements -----------------------------------------------------------------------------
 
 def events(game, before, after) -> list[str]:
