@@ -239,7 +239,7 @@ def test_the_solver_keeps_a_losing_pass_out_of_a_guided_search(spec, moves):
 # 4. Shipped networks ------------------------------------------------------------------------
 def test_shipped_networks_load_by_spec_and_play():
     known = shipped()
-    assert {"carteso(size=9)", "carteso", "rumbo(size=9)", "ctor(size=8)"} <= set(known)
+    assert {"carteso(size=9)", "carteso", "rumbo(size=9)", "rumbo", "ctor(size=8)"} <= set(known)
     for spec in known:
         game = boardlab.make(spec)
         agent = make_agent("mcts(evaluator=net,iterations=30)", game, 0, seed=1)
