@@ -10,7 +10,8 @@ seat (``v``: each seat's mean return over them, where the agent tells), whether 
 the first decision of its team's turn (``start``: the team that acted last is another,
 or nobody has acted), and at the end the game's returns (``z``, one per seat). The
 first ``explore`` decisions of a game sample the move in proportion to the visits, for
-variety; after them the agent's own choice is played. Everything is seeded: the same seed gives the same samples.
+variety; after them the agent's own choice is played. Everything is seeded: the same
+seed gives the same samples.
 
 :func:`generate` plays many games over worker processes (forked, so each inherits
 the compiled kernels), for a number of games or until a deadline.
