@@ -1,5 +1,12 @@
-"""The API suite every registered game runs: seeded random games and their invariants."""
+"""The API suite every registered game runs: seeded random games and their invariants.
+
+The example games of examples/games/ (docs/adding-a-game.md) run it too, registered only
+while a test of this module runs (the product does not list them).
+"""
+import doctest
 import json
+import subprocess
+import sys
 import random
 
 import pytest
@@ -10,9 +17,24 @@ from boardlab.core.game import TERMINAL, Move
 from boardlab.core.view import ENVELOPE_KEYS, RESULT_KEYS
 
 from boardlab.reliability import hidden_twins
-from game_specs import conformance_specs
+from game_specs import (EXAMPLE_GAMES, EXAMPLE_MODULES, conformance_specs, example_specs,
+                        register_examples)
 
-SPECS = conformance_specs()
+SPECS = conformance_specs() + example_specs()
+
+
+@pytest.fixture(autouse=True)
+def _example_games_registered(monkeypatch):
+    """The example games are known to ``boardlab.make`` during each test, and only then."""
+    register_examples(monkeypatch)
+
+
+def _game_of(spec):
+    """The game of ``spec``, the example games included (at collection, before any test
+    registers them)."""
+    name, raw = boardlab.parse_spec(spec)
+    examples = {cls.name: cls for cls in EXAMPLE_GAMES}
+    return examples[name](**raw) if name in examples else boardlab.make(spec)
 
 
 def random_game(spec, seed):
@@ -204,7 +226,7 @@ def test_every_view_has_the_envelope_and_a_board_block_as_declared(spec):
         state.apply(rng.choice(state.legal_actions_for(seat)), seat=seat)
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if not boardlab.make(s).perfect_information])
+@pytest.mark.parametrize("spec", [s for s in SPECS if not _game_of(s).perfect_information])
 def test_a_view_hides_what_it_must(spec):
     """Two states that differ only in what a seat cannot see give that seat (and any
     spectator) byte-identical views; and such twins really differ somewhere."""
@@ -232,3 +254,31 @@ def test_a_named_seat_may_resign_out_of_turn_and_the_record_says_who(spec):
     record, loaded = boardlab.loads(boardlab.dumps(state))
     assert loaded.returns() == state.returns()
     assert record["moves"][-1] == (f"{game.seat_names[seat]}:resign" if idle else "resign")
+
+
+def test_there_is_an_example_game_and_the_product_does_not_list_it():
+    """docs/adding-a-game.md's example runs this suite, and ``boardlab games`` (a process
+    of its own: no test's registration) lists the product's games only."""
+    assert "tictactoe" in [cls.name for cls in EXAMPLE_GAMES]
+    assert any(spec.startswith("tictactoe") for spec in SPECS)
+    listed = subprocess.run([sys.executable, "-c", "import boardlab.cli, sys; "
+                             "sys.exit(boardlab.cli.main(['games']))"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "carteso" in listed and "tictactoe" not in listed
+
+
+@pytest.mark.parametrize("module", EXAMPLE_MODULES, ids=lambda module: module.__name__)
+def test_the_example_games_docstrings(module):
+    """The examples in an example game's docstrings run and give what they show."""
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted and result.failed == 0
+
+
+def test_a_game_registered_as_the_doc_says_is_made_by_name():
+    """docs/adding-a-game.md: ``boardlab.register(MyGame)`` makes it known by name."""
+    cls = next(cls for cls in EXAMPLE_GAMES if cls.name == "tictactoe")
+    assert boardlab.register(cls) is cls
+    game = boardlab.make("tictactoe(size=5,line=4)")
+    assert type(game) is cls and game.spec == "tictactoe(size=5,line=4)"
+    with pytest.raises(boardlab.OptionError, match="longer than the board"):
+        boardlab.make("tictactoe(line=4)")
