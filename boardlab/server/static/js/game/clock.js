@@ -1,0 +1,68 @@
+// The game page's clocks: the seconds a seat has left (its clock in the view, less the time
+// since the view came while it acts), their text, the compact bar of seats and clocks above
+// the board (#clock-bar) and the ticking of every `[data-clock]` on the page.
+
+import { el } from "../api.js";
+import { heldSeats } from "./model.js";
+import { $ } from "./page.js";
+
+/** Below this many seconds a clock shows as low. */
+const LOW_SECONDS = 30;
+const TICK_MS = 200;
+
+/** `seconds` as m:ss (h:mm:ss from an hour; tenths below ten seconds). */
+export function formatClock(seconds) {
+  const s = Math.max(0, seconds);
+  const minutes = Math.floor(s / 60);
+  const rest = Math.floor(s % 60);
+  const hours = Math.floor(minutes / 60);
+  const mm = hours ? String(minutes % 60).padStart(2, "0") : String(minutes);
+  const tenths = s < 10 ? "." + Math.floor((s * 10) % 10) : "";
+  return (hours ? hours + ":" : "") + mm + ":" + String(rest).padStart(2, "0") + tenths;
+}
+
+/** The seconds seat `name` has left now, or null when it has no clock. */
+export function clockLeft(model, name) {
+  const live = model.live;
+  const clocks = live && live.view.clocks;
+  if (!clocks || !(name in clocks)) return null;
+  let left = clocks[name];
+  if (!live.view.terminal && (live.view.acting || []).includes(name)) {
+    left -= ((live.elapsed || {})[name] || 0) + (performance.now() - live.at) / 1000;
+  }
+  return left;
+}
+
+/** The `[data-clock]` element of seat `name` (ticked by startTicking), or null without a clock. */
+export function clockElement(model, name) {
+  const left = clockLeft(model, name);
+  if (left === null) return null;
+  return el("span", { class: "clock" + (left < LOW_SECONDS ? " low" : ""), "data-clock": name },
+    formatClock(left));
+}
+
+/** The compact bar of seats and clocks above the board (shown on narrow screens, where the
+ *  players panel is below the board). */
+export function renderClockBar(model) {
+  const view = model.live.view;
+  const acting = view.terminal ? [] : view.acting || [];
+  $("clock-bar").replaceChildren(...model.facts.seats.map((name, index) =>
+    el("li", { class: [acting.includes(name) ? "acting" : "",
+      heldSeats(model).includes(index) ? "mine" : ""].join(" ") },
+    el("span", { class: "turn-dot", "aria-hidden": "true" }),
+    el("span", { class: "player-name" }, name),
+    clockElement(model, name))));
+}
+
+/** Update every clock on the page from the model, five times a second. */
+export function startTicking(model) {
+  setInterval(() => {
+    for (const node of document.querySelectorAll("[data-clock]")) {
+      const left = clockLeft(model, node.dataset.clock);
+      if (left !== null) {
+        node.textContent = formatClock(left);
+        node.classList.toggle("low", left < LOW_SECONDS);
+      }
+    }
+  }, TICK_MS);
+}
