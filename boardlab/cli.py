@@ -252,7 +252,7 @@ def _plot(standings, kind: str, path: str, title: str) -> None:
 def cmd_match(args) -> int:
     from datetime import datetime
 
-    from .arena.live import LiveBoard, standings_text
+    from .arena.standings import LiveBoard, standings_text
     from .arena.match import run_match, wilson_interval
     from .arena.ratings import match_elo_bounded
     from .arena.schedule import parse_participants, sides_of
@@ -308,7 +308,7 @@ def _sprt(text: str):
 
 
 def cmd_tournament(args) -> int:
-    from .arena.live import LiveBoard, standings_text
+    from .arena.standings import LiveBoard, standings_text
     from .arena.schedule import sides_of
     from .arena.tournament import ratings_kind
 
@@ -372,7 +372,7 @@ def _new_tournament(args):
 
 
 def cmd_standings(args) -> int:
-    from .arena.live import standings_text
+    from .arena.standings import standings_text
     from .arena.schedule import sides_of
     from .arena.storage import Store
     from .arena.tournament import Tournament, ratings_kind
@@ -617,7 +617,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_connect(args) -> int:
-    from .server.connect import connect
+    from .clients.connect import connect
     _interrupt_on_termination()          # SIGTERM ends it like Ctrl-C: the engine is killed
     return connect(args.url, args.engine, token=args.seat_token, seconds=args.time,
                    log=args.log, on_failure=args.on_failure)
@@ -628,7 +628,7 @@ def cmd_soak(args) -> int:
     _interrupt_on_termination()          # SIGTERM ends it like Ctrl-C: the server is killed
     if args.check == "reliability":
         return _reliability(args)
-    from .server import soak
+    from .checks import soak
     if args.check == "durability":
         if args.restarts < 1 or args.games < 1:
             raise BoardlabError("--restarts and --games must be at least 1")
@@ -640,7 +640,7 @@ def cmd_soak(args) -> int:
         report = soak.concurrency(args.spec, args.trials, db=args.db, seed=args.seed,
                                   processes=args.processes)
     elif args.check == "secrets":
-        from .server.secrets_check import secrets
+        from .checks.secrets_check import secrets
         if min(args.cartagena, args.ctor) < 0 or args.cartagena + args.ctor < 1 or \
                 args.parallel < 1:
             raise BoardlabError("--cartagena and --ctor must be at least 0 (one game in "
@@ -649,7 +649,7 @@ def cmd_soak(args) -> int:
                           (_valid_specs(SECRETS_SQUARES), args.ctor)],
                          parallel=args.parallel, seed=args.seed)
     else:
-        from .server.loadbench import load
+        from .checks.loadbench import load
         if args.games < 1 or args.seconds <= 0 or args.think < 0:
             raise BoardlabError("--games must be at least 1, --seconds above 0 and --think "
                                 "at least 0")
@@ -662,7 +662,7 @@ def cmd_soak(args) -> int:
 
 def _reliability(args) -> int:
     """Record fuzzing, hidden views, hostile engines and killed tournaments, in turn."""
-    from .reliability import reliability
+    from .checks.reliability import reliability
     if args.minutes <= 0:
         raise BoardlabError("--minutes must be above 0")
     outcomes = reliability(args.minutes, seed=args.seed)

@@ -9,7 +9,7 @@ from boardlab.core.board import check_block
 from boardlab.core.game import TERMINAL, Move
 from boardlab.core.view import ENVELOPE_KEYS, RESULT_KEYS
 
-from boardlab.reliability import hidden_twins
+from boardlab.checks.reliability import hidden_twins
 from game_specs import conformance_specs
 
 SPECS = conformance_specs()

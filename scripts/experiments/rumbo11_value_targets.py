@@ -4,7 +4,7 @@ For the self-play samples of the Carteso and Rumbo 11x11 recipes (data-000.npz: 
 searching seat's estimate from mcts(iterations=800), 'z' the game's returns), by the move
 number read from the samples' own input: the correlation of q with the seat's return, how
 often their signs agree, and the mean |q|.
-usage: python value-targets.py c11/data-000.npz r11/data-000.npz
+usage: python scripts/experiments/rumbo11_value_targets.py c11/data-000.npz r11/data-000.npz
 """
 import sys
 

@@ -1,15 +1,16 @@
 """Offline (2026-11-27): a network trained on the first decision of each team's turn only.
 
-    python turn-starts-offline.py both SEED EPOCHS TARGET   # TARGET: outcome or search
+    python scripts/experiments/ctor8_horizon_turn_starts_offline.py both SEED EPOCHS TARGET
 
-reads the self-play samples of the CTOR run of seed 26400 (200 games of
-mcts(iterations=800), made by `boardlab train "ctor(size=8)" --out ctor8net --generations 1
---games 200 --expert "mcts(iterations=800)" --value-target search --epochs 4 --holdout 0.1
---workers 1 --augment --seed 26400`: ctor8net/data-000.npz), keeps the turn starts (the
-side to act changes), prints how well the chip margin at those positions, tanh(margin /
-CAPPED_SCALE), foretells the outcome and the search's estimate (q, the acting seat's), and
-trains a network on them (last 10% of the games held out). Written for a scratch folder
-(/tmp/exp); the outputs are in turn-starts-offline.txt."""
+(TARGET: outcome or search) reads the self-play samples of the CTOR run of seed 26400 (200
+games of mcts(iterations=800), made by `boardlab train "ctor(size=8)" --out ctor8net
+--generations 1 --games 200 --expert "mcts(iterations=800)" --value-target search --epochs 4
+--holdout 0.1 --workers 1 --augment --seed 26400`: ctor8net/data-000.npz), keeps the turn
+starts (the side to act changes), prints how well the chip margin at those positions,
+tanh(margin / CAPPED_SCALE), foretells the outcome and the search's estimate (q, the acting
+seat's), and trains a network on them (last 10% of the games held out). Written for a scratch
+folder (/tmp/exp); the outputs are in results/learning/ctor-8/horizon/turn-starts-offline.txt.
+"""
 import json, math, sys, shutil
 from pathlib import Path
 import numpy as np
