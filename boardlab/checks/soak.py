@@ -265,8 +265,8 @@ class Durability:
             while not self.stopping:
                 url = await self.server(index)
                 try:
-                    response = await client.post(url + "api/games",
-                                                 json={"spec": self.spec, "seats": ["human", "human"]})
+                    response = await client.post(url + "api/games", json={
+                        "spec": self.spec, "seats": ["human", "human"]})
                 except httpx.HTTPError:
                     await asyncio.sleep(0.05)
                     continue
