@@ -243,7 +243,8 @@ def check_hidden_views(seconds: float, rng: random.Random, limit: int | None = N
 
 
 # Hostile engines ----------------------------------------------------------------------------
-HOSTILE_ENGINE = Path(__file__).resolve().parent.parent / "tests" / "engines" / "bad_engine.py"
+#: the repository's hostile engine (boardlab/checks/ -> the checkout's tests/engines/)
+HOSTILE_ENGINE = Path(__file__).resolve().parents[2] / "tests" / "engines" / "bad_engine.py"
 #: each misbehaviour of the hostile engine and the forfeit it must end in
 HOSTILE_MODES = {"crash": "crash", "hang": "timeout", "garbage": "garbage",
                  "illegal": "illegal", "wrong-version": "garbage", "long": "garbage",
