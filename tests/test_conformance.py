@@ -16,7 +16,7 @@ from boardlab.core.board import check_block
 from boardlab.core.game import TERMINAL, Move
 from boardlab.core.view import ENVELOPE_KEYS, RESULT_KEYS
 
-from boardlab.reliability import hidden_twins
+from boardlab.checks.reliability import hidden_twins
 from game_specs import (EXAMPLE_GAMES, EXAMPLE_MODULES, conformance_specs, example_specs,
                         register_examples)
 

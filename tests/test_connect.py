@@ -17,7 +17,7 @@ import pytest
 import boardlab
 from boardlab.core.driver import GameDriver
 from boardlab.core.record import check_record
-from boardlab.server.connect import ConnectError, seat_url
+from boardlab.clients.connect import ConnectError, seat_url
 
 httpx = pytest.importorskip("httpx")
 websockets_sync = pytest.importorskip("websockets.sync.client")
@@ -270,7 +270,7 @@ def test_the_engine_is_told_its_time_left_and_the_increment():
     """With a Fischer clock, the `go` budget is the seat's clock less what it has used
     this turn (the server's `elapsed`) and the game's increment (from the sync)."""
     import sys
-    from boardlab.server.connect import Bridge
+    from boardlab.clients.connect import Bridge
     bridge = Bridge("ws://127.0.0.1:1/ws/x?token=t", f"{sys.executable} -c pass")
     bridge.game = boardlab.make("carteso(size=5)")
     view = {"clocks": {"vertical": 30.0, "horizontal": 28.0}}

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from boardlab.arena.storage import database_url
-from boardlab.server.soak import ServerProcess
+from boardlab.checks.soak import ServerProcess
 from postgres_server import throwaway_postgres
 
 httpx = pytest.importorskip("httpx")

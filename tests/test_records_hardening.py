@@ -9,7 +9,7 @@ import random
 import pytest
 
 import boardlab
-from boardlab.reliability import mutate
+from boardlab.checks.reliability import mutate
 from boardlab import RecordError
 from boardlab.cli import main
 
@@ -129,7 +129,7 @@ def test_team_games_check_the_winning_team():
 
 # The fuzz ---------------------------------------------------------------------------------
 
-# the mutations: boardlab.reliability.mutate (`boardlab soak reliability` runs them too)
+# the mutations: boardlab.checks.reliability.mutate (`boardlab soak reliability` runs them too)
 
 
 @pytest.mark.parametrize("spec", SPECS)

@@ -11,7 +11,7 @@ import random
 import pytest
 
 import boardlab
-from boardlab import reliability
+from boardlab.checks import reliability
 from boardlab.cli import main
 from boardlab.core.errors import RecordError
 

@@ -23,7 +23,7 @@ import pytest
 import boardlab
 from boardlab.cli import main
 from boardlab.core.driver import GameDriver
-from boardlab.server import loadbench, secrets_check, soak
+from boardlab.checks import loadbench, secrets_check, soak
 
 pytest.importorskip("httpx")
 pytest.importorskip("websockets.asyncio.client")

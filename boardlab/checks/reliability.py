@@ -35,7 +35,7 @@ from pathlib import Path
 
 import boardlab
 
-from .core.errors import RecordError
+from ..core.errors import RecordError
 
 HANG = 120.0        # seconds: a hostile engine's game taking longer means something hung
 WAIT = 120.0        # seconds: only bounds a stuck child process (a loaded machine)
@@ -243,7 +243,8 @@ def check_hidden_views(seconds: float, rng: random.Random, limit: int | None = N
 
 
 # Hostile engines ----------------------------------------------------------------------------
-HOSTILE_ENGINE = Path(__file__).resolve().parent.parent / "tests" / "engines" / "bad_engine.py"
+#: the repository's hostile engine (boardlab/checks/ -> the checkout's tests/engines/)
+HOSTILE_ENGINE = Path(__file__).resolve().parents[2] / "tests" / "engines" / "bad_engine.py"
 #: each misbehaviour of the hostile engine and the forfeit it must end in
 HOSTILE_MODES = {"crash": "crash", "hang": "timeout", "garbage": "garbage",
                  "illegal": "illegal", "wrong-version": "garbage", "long": "garbage",
@@ -276,7 +277,7 @@ def _end(pid: int) -> None:
 def hostile_game(mode: str, seat: int, seed: int, folder: Path) -> str | None:
     """One game of the hostile engine in ``mode`` at ``seat`` against ``random``: None, or
     what went wrong."""
-    from .arena.game_runner import TimeControl, run_game
+    from ..arena.game_runner import TimeControl, run_game
     pidfile = folder / f"{mode}-{seed}.pid"
     engine = f"engine(cmd={sys.executable} {HOSTILE_ENGINE} {mode} {pidfile}," \
              "grace=0.3,startup=1)"
@@ -361,8 +362,8 @@ def killed_tournament(folder: Path, rng: random.Random, kills: int,
     None or what went wrong."""
     from sqlalchemy import create_engine
 
-    from .arena.storage import Store
-    from .arena.tournament import Tournament
+    from ..arena.storage import Store
+    from ..arena.tournament import Tournament
     db = str(folder / "t.db")
     reader = create_engine(f"sqlite:///file:{db}?mode=ro&uri=true")
     name = f"kill-{rng.randrange(10**6)}"
@@ -419,7 +420,7 @@ def _stored(reader, name: str) -> int:
     from sqlalchemy import func, select
     from sqlalchemy.exc import SQLAlchemyError
 
-    from .arena.storage import games, tournaments
+    from ..arena.storage import games, tournaments
     query = select(func.count()).select_from(games.join(tournaments)) \
         .where(tournaments.c.name == name)
     try:

@@ -1,6 +1,15 @@
 """Experiment: CTOR's rollout cut after the other team's answer, then the network's value
-of the position reached (a turn start of the searching team) instead of the chip margin."""
-import math, random, sys
+of the position reached (a turn start of the searching team) instead of the chip margin.
+Its first form of mcts(net_at=horizon), written at commit 2dfb644 (before that option).
+
+    python scripts/experiments/ctor8_horizon_probe_cutnet.py NET.npz GAMES SEED SIMS MIX
+
+Records: results/learning/ctor-8/horizon/probe-duel-*.txt.
+"""
+import math
+import random
+import sys
+
 import boardlab
 from boardlab.games import ctor_kernel as K
 from boardlab.games.ctor import CAPPED_SCALE
@@ -32,8 +41,8 @@ class CutNet:
         a, b = other.counts()
         margin = math.tanh((a - b) / CAPPED_SCALE)
         rollout = [margin if game.team_of(s) == 0 else -margin for s in range(game.num_seats)]
-        if self.mix >= 1.0 or other.buf[K.M_STEP] < (3 if game.cfg[K.C_OPEN3] else 2):        # opening: leave it to the margin
-            return rollout
+        if self.mix >= 1.0 or other.buf[K.M_STEP] < (3 if game.cfg[K.C_OPEN3] else 2):
+            return rollout                          # opening: leave it to the margin
         buf, cfg = other.buf, game.cfg
         buf[K.M_OVER_REASON] = 0
         K.start_turn(buf, cfg, 1 - int(buf[K.M_TEAM]), K.PH_REGULAR)
@@ -62,7 +71,8 @@ def duel(net_path, games, seed, iterations=200, mix=0.0, out=print):
             state.apply(agents[seat].act(state.view(seat)), seat=seat)
         r = state.returns()[ours]
         points += (r + 1) / 2
-        out(f"game {g + 1} seed {seed + g} ours seat {ours}: return {r:+.0f}, chips {state.counts()}, net asked {cut.cut}; {points} of {g + 1}")
+        out(f"game {g + 1} seed {seed + g} ours seat {ours}: return {r:+.0f}, chips "
+            f"{state.counts()}, net asked {cut.cut}; {points} of {g + 1}")
     return points
 
 

@@ -98,7 +98,7 @@ class ServerProcess:
         command = [sys.executable, "-m", "boardlab.cli", "serve", "--host", HOST,
                    "--port", str(port), "--db", self.db]
         if self.limits is not None:
-            command = [sys.executable, "-m", "boardlab.server.soak", "serve", HOST,
+            command = [sys.executable, "-m", "boardlab.checks.soak", "serve", HOST,
                        str(port), self.db, json.dumps(self.limits)]
         with self._lock:
             if self.closed:
@@ -265,8 +265,8 @@ class Durability:
             while not self.stopping:
                 url = await self.server(index)
                 try:
-                    response = await client.post(url + "api/games",
-                                                 json={"spec": self.spec, "seats": ["human", "human"]})
+                    response = await client.post(url + "api/games", json={
+                        "spec": self.spec, "seats": ["human", "human"]})
                 except httpx.HTTPError:
                     await asyncio.sleep(0.05)
                     continue
@@ -425,7 +425,7 @@ async def _progress(state: Durability, before: int, tasks: list) -> None:
 async def _durability(state: Durability, servers: list[ServerProcess], db: str,
                       play: tuple) -> dict:
     httpx, _, _ = _libraries()
-    from .store import Store
+    from ..server.store import Store
     loop = asyncio.get_running_loop()
 
     async def start(i: int) -> None:
@@ -662,12 +662,12 @@ def concurrency(spec: str, trials: int = 1000, db: str | None = None,
 
 def _serve(host: str, port: str, db: str, limits: str) -> int:
     """`boardlab serve` with other flood limits (see :class:`ServerProcess`)."""
-    from .app import serve
-    from .live import Limits
+    from ..server.app import serve
+    from ..server.live import Limits
     return serve(host, int(port), db, Limits(**json.loads(limits)))
 
 
-if __name__ == "__main__":                      # python -m boardlab.server.soak serve ...
+if __name__ == "__main__":                      # python -m boardlab.checks.soak serve ...
     if sys.argv[1:2] != ["serve"] or len(sys.argv) != 6:
-        sys.exit("usage: python -m boardlab.server.soak serve HOST PORT DB LIMITS_JSON")
+        sys.exit("usage: python -m boardlab.checks.soak serve HOST PORT DB LIMITS_JSON")
     sys.exit(_serve(*sys.argv[2:]))

@@ -1,0 +1,65 @@
+"""``boardlab bench``: the speed benchmark (random playouts, the Python protocol, a search)."""
+from __future__ import annotations
+
+import math
+
+from ..core.errors import BoardlabError
+
+
+def cmd_bench(args) -> int:
+    """Print (and with --json-out keep) the speed figures of each spec."""
+    from ..bench import (append_json_line, bench_api, bench_kernel, bench_search,
+                         default_specs, git_commit, measurement)
+
+    if args.runs < 1:
+        raise BoardlabError(f"--runs must be at least 1, not {args.runs}")
+    if not 0 < args.seconds < math.inf:
+        raise BoardlabError(f"--seconds must be a positive number, not {args.seconds:g}")
+    specs = args.specs or default_specs()
+    commit = git_commit() if args.json_out else None
+
+    def keep(mode: str, result: dict) -> None:
+        """Append one figure to --json-out as soon as it is measured."""
+        if args.json_out:
+            append_json_line(args.json_out, measurement(mode, result, args.seconds, commit))
+    if args.search:
+        print(f"{args.search} simulations per second (wall, CPU) from the initial position, "
+              f"one thread, median of {args.runs} runs of {args.seconds:g} s")
+        for spec in specs:
+            result = bench_search(spec, args.search, seconds=args.seconds, runs=args.runs)
+            keep("search", result)
+            print(f"{spec:<40} {result['sims_per_s']:>12,.0f} {result['cpu_sims_per_s']:>12,.0f}",
+                  flush=True)
+        return 0
+    print(f"random playouts, one thread, after a warm-up, median of {args.runs} runs of "
+          f"~{args.seconds:g} s")
+    print(f"{'game':<40} {'playouts/s':>12} {'moves/s':>12} {'mean length':>12}"
+          f"{'  api moves/s  us/move  cpu us/move' if args.api else ''}")
+    for spec in specs:
+        result = bench_kernel(spec, seconds=args.seconds, runs=args.runs)
+        keep("kernel", result)
+        line = (f"{spec:<40} {result['playouts_per_s']:>12,.0f} "
+                f"{result['moves_per_s']:>12,.0f} {result['mean_length']:>12.1f}")
+        if args.api:
+            api = bench_api(spec, seconds=args.seconds, runs=args.runs)
+            keep("api", api)
+            line += (f"  {api['api_moves_per_s']:>11,.0f} {api['us_per_move']:>8.2f} "
+                     f"{api['cpu_us_per_move']:>12.2f}")
+        print(line, flush=True)
+    return 0
+
+
+def add_parsers(sub) -> None:
+    """The subcommand bench."""
+    bench = sub.add_parser("bench", help="measure random playouts/s per game")
+    bench.add_argument("specs", nargs="*", help="game specs (default: each game's set)")
+    bench.add_argument("--runs", type=int, default=5, help="runs per game; the median is "
+                       "printed (default 5)")
+    bench.add_argument("--seconds", type=float, default=1.0, help="length of one run in "
+                       "seconds (default 1)")
+    bench.add_argument("--api", action="store_true", help="also time the Python protocol "
+                       "(legal_actions then apply): moves/s and microseconds a move")
+    bench.add_argument("--search", metavar="AGENT", help="measure a search agent's "
+                       "simulations/s instead, e.g. --search mcts")
+    bench.add_argument("--json-out", metavar="FILE", help="also append each figure to FILE "
+                       "as a JSON line (spec, mode, rate, runs, date, commit, load)")
