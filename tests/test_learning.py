@@ -28,8 +28,8 @@ from boardlab.agents.base import public_game
 from boardlab.agents.evaluators import blended
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError, OptionError
-from boardlab.learn.features import BoardFeatures
-from boardlab.learn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
+from boardlab.nn.features import BoardFeatures
+from boardlab.nn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
 from boardlab.learn.selfplay import generate, play_game
 from boardlab.learn.train import turn_starts, value_targets
 

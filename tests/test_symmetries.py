@@ -144,7 +144,7 @@ def test_the_networks_inputs_follow_the_symmetries(spec, sample):
     """BoardFeatures.symmetry_indices: the image's input is the input permuted, and a
     distribution over the legal actions goes to one over the image's legal actions
     (every symmetry to the end of a game, or a ``sample`` of them for 200 actions)."""
-    from boardlab.learn.features import BoardFeatures
+    from boardlab.nn.features import BoardFeatures
     game = boardlab.make(spec)
     features = BoardFeatures(game)
     vectors, policies = features.symmetry_indices(game)

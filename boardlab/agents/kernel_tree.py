@@ -164,7 +164,7 @@ def _best(links, stats, node, c, log_n, banned, ban, mover, skip_lost):
 @njit(cache=True)
 def _prove_up(links, path, depth):
     """Carry the proof of ``path[depth]`` up the path as far as it proves the nodes
-    above (as ``mcts._prove``: a child that wins for the mover proves its parent; so
+    above (as ``solver.prove``: a child that wins for the mover proves its parent; so
     do children that are all proven, worth the best of them for the mover, of several
     losses the one that ends the game latest)."""
     for d in range(depth, 0, -1):

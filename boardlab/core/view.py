@@ -22,9 +22,61 @@ A front end (the terminal, the web app, an adapter, an agent) can rely on:
                              (see core/board.py)
 
 A game adds keys of its own beside these (a hand, quotas, the pile size), never
-anything ``seat`` may not know. Views are plain JSON data.
+anything ``seat`` may not know. Views are plain JSON data; :class:`View`,
+:class:`Result` and :class:`Team` type the envelope's keys (a game's own keys come
+beside them), and :class:`Budget` types what a driver hands an agent with a view.
 """
 from __future__ import annotations
+
+from typing import TypedDict
+
+
+class Team(TypedDict):
+    """One entry of a view's ``teams``: a side and its seats, by name."""
+
+    name: str
+    seats: list[str]
+
+
+class Result(TypedDict):
+    """A finished game's ``result`` in a view."""
+
+    winners: list[str]
+    draw: bool
+    returns: list[float]
+    scores: dict | None
+    reason: str | None
+
+
+class View(TypedDict):
+    """The envelope every ``State.view(seat)`` has (see the module; a game's own keys
+    come beside these)."""
+
+    game: str
+    spec: str
+    seats: list[str]
+    teams: list[Team]
+    seat: int | None
+    to_move: str | None
+    acting: list[str]
+    legal: list[str]
+    legal_actions: list[int]
+    history: list[str]
+    terminal: bool
+    result: Result | None
+    clocks: dict[str, float] | None
+    board: dict
+
+
+class Budget(TypedDict, total=False):
+    """What an agent may spend on a move (``Agent.act``'s ``budget``): ``time`` in
+    seconds and ``iterations`` (simulations, for searches); under a game clock the
+    driver adds the seat's ``clock`` (seconds left) and the ``increment``."""
+
+    time: float
+    iterations: int
+    clock: float
+    increment: float
 
 ENVELOPE_KEYS = {
     "game": str, "spec": str, "seats": list, "teams": list, "seat": (int, type(None)),
@@ -37,7 +89,7 @@ RESULT_KEYS = {"winners": list, "draw": bool, "returns": list, "scores": (dict, 
                "reason": (str, type(None))}
 
 
-def result_block(state) -> dict | None:
+def result_block(state) -> Result | None:
     """The ``result`` of a view: None while the game runs."""
     if not state.is_terminal():
         return None

@@ -6,7 +6,7 @@
 
 Agents are the seat names. An observation is ``{"observation": float32 vector,
 "action_mask": int8 vector}``, both built only from ``state.view(seat)``
-(:mod:`boardlab.interop.encoding`); the whole view is in ``infos[agent]["view"]``
+(:mod:`boardlab.nn.encoding`); the whole view is in ``infos[agent]["view"]``
 when ``with_views=True``. Rewards are the game's returns, given once, when the game
 ends (then every agent is terminated; games end by their own rules, so nothing is
 truncated). ``reset(seed=...)`` seeds the game's own chance (Cartagena's deal) and
@@ -32,7 +32,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from ..core.errors import BoardlabError
 from ..core.game import Game
 from ..core.registry import make
-from .encoding import ViewEncoder
+from ..nn.encoding import ViewEncoder
 
 _ILLEGAL = ("forfeit", "raise")
 

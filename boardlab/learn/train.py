@@ -29,8 +29,8 @@ from ..agents.base import make_agent, public_game
 from ..core.errors import BoardlabError
 from ..core.options import parse_spec, with_options
 from ..core.registry import make
-from .features import BoardFeatures
-from .net import FORMAT, Network
+from ..nn.features import BoardFeatures
+from ..nn.net import FORMAT, Network
 from .selfplay import SAMPLE_KEYS, default_workers, generate
 
 #: what the value head learns: the game's outcome for every seat, the search's estimate
@@ -55,7 +55,7 @@ def _torch():
 
 def build_model(torch, features: BoardFeatures, actions: int, seats: int, channels: int,
                 blocks: int, layout: int = FORMAT):
-    """The PyTorch twin of :class:`~boardlab.learn.net.Network` (of file format
+    """The PyTorch twin of :class:`~boardlab.nn.net.Network` (of file format
     ``layout``: 1 with a ReLU after the heads' 1x1 convolutions, 2 without)."""
     head = torch.relu if layout == 1 else (lambda x: x)
     nn = torch.nn

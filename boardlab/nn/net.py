@@ -1,7 +1,7 @@
 """A small policy/value network evaluated with numpy alone (no framework at play time).
 
 The network (trained by ``boardlab train``, see docs/learning.md) reads the planes of
-:class:`~boardlab.learn.features.BoardFeatures` and gives
+:class:`~boardlab.nn.features.BoardFeatures` and gives
 
 - ``logits``: one score per action number of the game (``game.num_actions``); the
   search turns those of the legal actions into priors (a softmax);
@@ -14,7 +14,7 @@ head (a 1x1 convolution to 2 planes, a dense layer to the logits) and a value he
 
 Weights live in ``.npz`` files with their metadata (the game spec they were trained
 for, the feature layout, how they were trained); those shipped with boardlab are in
-``boardlab/learn/weights`` and found by the game's spec (:func:`load_network`).
+``boardlab/nn/weights`` and found by the game's spec (:func:`load_network`).
 """
 from __future__ import annotations
 
