@@ -1003,7 +1003,8 @@ def test_the_evaluator_option_picks_a_named_evaluator():
 
 # Chance nodes -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("p, best", [(0.8, "gamble"), (0.5, "safe"), (0.56, "safe"), (0.66, "gamble")])
+@pytest.mark.parametrize("p, best", [(0.8, "gamble"), (0.5, "safe"), (0.56, "safe"),
+                                     (0.66, "gamble")])
 def test_mcts_weighs_chance_outcomes_by_their_probability(p, best):
     from chance_game import GambleGame
     game = GambleGame(p=p)

@@ -190,7 +190,7 @@ def test_checks_are_imported_by_the_cli_only():
 
 
 def test_nothing_imports_the_cli():
-    for path, unit, module, target in imports_by_unit():
+    for path, _, module, target in imports_by_unit():
         assert target != "cli", f"{path.relative_to(ROOT)} imports {module}"
 
 

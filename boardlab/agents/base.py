@@ -22,8 +22,9 @@ import traceback
 from ..core.errors import BoardlabError, OptionError, UnknownAgentError
 from ..core.game import Game
 from ..core.options import Option, parse_spec, resolve
+from ..core.view import Budget, View
 
-_AGENTS: dict[str, type["Agent"]] = {}
+_AGENTS: dict[str, type[Agent]] = {}
 _SOURCE: dict[str, str] = {}       # agent name -> the file or module that registered it
 _IMPORTING: list[str] = []         # the source being imported now (see _import)
 RESERVED = frozenset({"game", "seat", "seed", "self"})   # set by whoever makes the agent
@@ -48,7 +49,7 @@ class Agent:
     last_think: float | None = None      # seconds the last act() thought, when it knows better
     time_tolerance: float | None = None  # agents held to a game clock forfeit past -this
 
-    def act(self, view: dict, budget: dict | None = None) -> int:
+    def act(self, view: View, budget: Budget | None = None) -> int:
         raise NotImplementedError
 
     def close(self, returns: list[float] | None = None) -> None:

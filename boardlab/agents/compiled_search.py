@@ -14,15 +14,14 @@ import numpy as np
 
 from ..core.game import Game
 from . import kernel_tree
-from .budgets import CHECK_EVERY, settled, simulations_left
+from .budgets import CHECK_EVERY, Budgets, settled, simulations_left
 from .search_node import Node, mover_of
-from .solver import prove
+from .solver import Solver, prove
 
 
-class CompiledSearch:
-    """The compiled-search part of a search agent (a mixin of ``MCTS``, which also
-    gives it the budget's ``_limits`` and the solver's ``_scan``, ``_choice``,
-    ``_open``)."""
+class CompiledSearch(Budgets, Solver):
+    """The compiled-search part of a search agent (a mixin of ``MCTS``): it keeps to the
+    budget (``_limits``) and asks the solver (``_scan``, ``_choice``, ``_open``)."""
 
     game: Game
     options: dict
@@ -124,7 +123,7 @@ class CompiledSearch:
         since the last search where ``reuse`` keeps it, else a new tree."""
         moves = [move[1] for move in base.history]
         tree, node = self.ktree, self.kroot
-        if self.options["reuse"] and tree is not None and \
+        if self.options["reuse"] and tree is not None and self.kmoves is not None and \
                 moves[:len(self.kmoves)] == self.kmoves and \
                 tree.used[0] < kernel_tree.REUSE_NODES:
             for action in moves[len(self.kmoves):]:

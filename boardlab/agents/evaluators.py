@@ -18,7 +18,8 @@ network of :mod:`boardlab.nn`), or, from Python, as an object
 from __future__ import annotations
 
 import random
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 
@@ -63,7 +64,7 @@ class RolloutEvaluator:
         self.turns = turns
         self.policy = policy
         self.horizon = horizon
-        self.until = None
+        self.until: int | None = None
 
     def begin(self, root: State) -> None:
         """Called by a search before a move's simulations, with the position searched:
@@ -147,7 +148,7 @@ class HorizonEvaluator:
 
     def __init__(self, inner, turns: int, policy: str = "random"):
         self.inner, self.turns, self.policy = inner, turns, policy
-        self.until = None
+        self.until: int | None = None
 
     def begin(self, root: State) -> None:
         self.until = root.rollout_horizon(self.turns)
@@ -156,6 +157,7 @@ class HorizonEvaluator:
                               f"(net_at=horizon is for games whose rollouts stop one)")
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:
+        assert self.until is not None, "begin() sets the horizon before any evaluate()"
         stop = state.played_to_horizon(rng.randrange(2**31), self.until, self.policy)
         if stop.is_terminal():
             return stop.returns()

@@ -23,6 +23,7 @@ import time
 
 from ..core.errors import BoardlabError, IllegalMoveError, NotationError, OptionError
 from ..core.options import Option
+from ..core.view import Budget, View
 from .base import Agent, register_agent
 from .search_state import state_from_view
 
@@ -32,7 +33,7 @@ MAX_BUFFER = 4 * 1024 * 1024   # bytes of output an engine may leave unread
 POLL = 0.05                    # seconds between the pipe threads' checks for a kill
 OVERFLOW = b"\0overflow"       # queued once MAX_BUFFER is passed (never a real line)
 EXIT_GRACE = 0.4               # seconds to read what an engine wrote before it exited
-_LIVE: set["EngineProcess"] = set()
+_LIVE: set[EngineProcess] = set()
 
 
 class EngineFailure(BoardlabError):
@@ -319,7 +320,7 @@ class EngineAgent(Agent):
         self.time_tolerance = self.options["grace"]   # the runner holds engines to a clock
 
     # The protocol ----------------------------------------------------------------------
-    def act(self, view: dict, budget: dict | None = None) -> int:
+    def act(self, view: View, budget: Budget | None = None) -> int:
         if self.process is None:
             self._start(view)
         self._send_history(view["history"])
@@ -348,7 +349,7 @@ class EngineAgent(Agent):
             self.process.send(f"played {text}")
         self.sent = end
 
-    def _start(self, view: dict) -> None:
+    def _start(self, view: View) -> None:
         self.process = EngineProcess(self.argv, self.options["log"] or None)
         self.process.send(f"boardlab {PROTOCOL}")
         deadline = time.monotonic() + self.options["startup"]
@@ -367,7 +368,7 @@ class EngineAgent(Agent):
         self.process.send("seats " + " ".join(names))
         self.process.send(f"seat {names[self.seat]}")
 
-    def _go(self, budget: dict) -> float:
+    def _go(self, budget: Budget) -> float:
         """Send ``go``; return the seconds the engine has for this move."""
         if budget.get("clock") is not None:
             clock = max(0.0, budget["clock"])

@@ -27,6 +27,7 @@ from ..core.driver import TimeControl
 from ..core.errors import BoardlabError
 from ..core.options import Option
 from ..core.registry import make
+from ..core.view import Budget
 from .base import load_agents_from, make_agent
 from .external import PROTOCOL, EngineAgent, EngineFailure
 
@@ -58,7 +59,7 @@ class IsolatedAgent(EngineAgent):
         super().__init__(game, seat, seed=None, cmd=shlex.join(argv), **options)
         self.spec, self.own_budget = agent, own_budget
 
-    def _go(self, budget: dict) -> float:
+    def _go(self, budget: Budget) -> float:
         if self.own_budget:
             self.process.send(f"go movetime {round(self.options['limit'] * 1000)}")
             return self.options["limit"]

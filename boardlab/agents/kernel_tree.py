@@ -37,6 +37,7 @@ import hashlib
 import math
 import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -45,7 +46,12 @@ from ..games.kernels import rng_below, rng_next, rng_seed
 
 # The six functions of a game kernel that the loop calls (placeholders here: each
 # compiled copy of the loop gets a kernel module's own; see ``simulator``).
-search_over = search_turn = search_legal = search_play = search_playout = search_lead = None
+search_over: Any = None
+search_turn: Any = None
+search_legal: Any = None
+search_play: Any = None
+search_playout: Any = None
+search_lead: Any = None
 
 NODE_ROWS = ("first", "sibling", "action", "side", "legal", "tried", "proven", "worth", "plies")
 FIRST, SIBLING, ACTION, SIDE, LEGAL, TRIED, PROVEN, WORTH, PLIES = range(len(NODE_ROWS))
@@ -325,7 +331,7 @@ def _imported(name: str, path: Path) -> set[str]:
     """The boardlab modules (and packages) that the module ``name`` (its file ``path``)
     imports anywhere in it, function bodies included."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

@@ -36,7 +36,7 @@ from ..core.errors import OptionError
 from ..core.view import Budget, View
 from . import mcts_tree as tree
 from .base import Agent, register_agent
-from .budgets import CHECK_EVERY, Budgets, settled, simulations_left
+from .budgets import CHECK_EVERY, settled, simulations_left
 from .compiled_search import CompiledSearch
 from .evaluators import evaluator_for
 from .mcts_options import ISMCTS_OPTIONS, MCTS_OPTIONS
@@ -44,11 +44,10 @@ from .search_node import Node, mover_of, pooled
 from .search_state import Sampler, pregame_hint, state_from_view
 from .search_types import Analysis, MoveAnalysis, SearchSummary
 from .search_walk import TreeWalk
-from .solver import Solver
 
 
 @register_agent
-class MCTS(Budgets, Solver, CompiledSearch, TreeWalk, Agent):
+class MCTS(CompiledSearch, TreeWalk, Agent):
     """UCT over states rebuilt from the view (exact for perfect information)."""
 
     name = "mcts"
@@ -236,7 +235,7 @@ class MCTS(Budgets, Solver, CompiledSearch, TreeWalk, Agent):
             self.simulations += 1
             if self.simulations >= len(tree.LOGS):
                 tree.logs_for(self.simulations)  # no available count exceeds it
-            state = sampler.sample() if self.resample and done else worlds[which].clone()
+            state = sampler.sample() if sampler is not None and done else worlds[which].clone()
             returns = self._iterate(roots[which], state)
             if totals is not None:
                 for seat, value in enumerate(returns):
@@ -297,7 +296,7 @@ class MCTS(Budgets, Solver, CompiledSearch, TreeWalk, Agent):
 
     def _reused(self, node, history):
         """``node``'s descendant along the moves played since, if reuse keeps it."""
-        if not self.options["reuse"] or node is None or \
+        if not self.options["reuse"] or node is None or self.root_history is None or \
                 history[:len(self.root_history)] != self.root_history:
             return None
         for text in history[len(self.root_history):]:

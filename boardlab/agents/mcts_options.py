@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..core.options import Option
 from .evaluators import evaluator_names
 
-MCTS_OPTIONS = (
+MCTS_OPTIONS: tuple[Option, ...] = (
     Option("time", float, 0.0, "seconds per move (0: no time limit)", minimum=0),
     Option("iterations", int, 1000, "simulations per move (0: no cap if a time limit "
            "applies, from the spec or --move-time, else 1000; a time alone: no cap)",
@@ -69,7 +69,8 @@ MCTS_OPTIONS = (
            "core each)", minimum=1, maximum=64),
 )
 
-ISMCTS_OPTIONS = tuple(o for o in MCTS_OPTIONS if o.name != "determinizations") + (
+ISMCTS_OPTIONS: tuple[Option, ...] = tuple(
+    o for o in MCTS_OPTIONS if o.name != "determinizations") + (
     Option("opponents", str, "fused", "fused: one statistic per opponent decision over "
            "all samples; informed: opponents decide on their own private information "
            "(their hand), one statistic per hand they may hold", choices=("fused", "informed")),

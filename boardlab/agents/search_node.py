@@ -6,6 +6,8 @@ solver's marks (see :mod:`.solver`).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import mcts_tree as tree
@@ -42,13 +44,20 @@ class Node:
         self.best: int | None = None
         self.plies = 0
         self.lost: set | None = None
-        self.slots: dict | None = None
-        self.table = self.where = self.legal = self.acts = self.mask = None
-        self.mover = self.player = self.acting = None
+        self.slots: Any = None             # action -> column of table, once visited
+        # None until the node's first pass (see the class's text): arrays, or a list
+        self.table: Any = None
+        self.where: Any = None
+        self.legal: Any = None
+        self.acts: Any = None
+        self.mask: Any = None
+        self.mover: int | None = None
+        self.player: int | None = None
+        self.acting: list | None = None
         self.open = 0
-        self.logits = self.prior = None     # a network's scores of every action, the
-        #                                     priors of the legal ones (PUCT): see choose
-        self.slot_map = None                # by action, MCTS._iterate_listed's only
+        self.logits: Any = None             # a network's scores of every action, the
+        self.prior: Any = None              # priors of the legal ones (PUCT): see choose
+        self.slot_map: Any = None           # by action, MCTS._iterate_listed's only
 
     @property
     def stats(self) -> dict:
@@ -101,7 +110,7 @@ class Node:
     def _lost_mask(self):
         mask = self.mask
         if mask is None:
-            lost = self.lost
+            lost = self.lost or set()
             mask = np.array([a in lost for a in self.legal_list()], dtype=np.uint8)
             if mask.all():
                 mask = tree.NO_MASK              # all lost: choose among them all

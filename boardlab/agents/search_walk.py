@@ -14,10 +14,12 @@ import numpy as np
 from ..core.game import CHANCE, SIMULTANEOUS, TERMINAL, Game
 from . import mcts_tree as tree
 from .search_node import Node, child_of, info_node, map_slots
+from .solver import Solver
 
 
-class TreeWalk:
-    """The simulations of the Python tree (see the module)."""
+class TreeWalk(Solver):
+    """The simulations of the Python tree (see the module); proofs found at the end of
+    a walk go up its path (``Solver._prove_path``)."""
 
     game: Game
     seat: int

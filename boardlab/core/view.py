@@ -28,7 +28,10 @@ beside them), and :class:`Budget` types what a driver hands an agent with a view
 """
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from .game import State
 
 
 class Team(TypedDict):
@@ -44,7 +47,7 @@ class Result(TypedDict):
     winners: list[str]
     draw: bool
     returns: list[float]
-    scores: dict | None
+    scores: dict[str, float] | None
     reason: str | None
 
 
@@ -65,7 +68,7 @@ class View(TypedDict):
     terminal: bool
     result: Result | None
     clocks: dict[str, float] | None
-    board: dict
+    board: dict[str, Any]
 
 
 class Budget(TypedDict, total=False):
@@ -89,7 +92,7 @@ RESULT_KEYS = {"winners": list, "draw": bool, "returns": list, "scores": (dict, 
                "reason": (str, type(None))}
 
 
-def result_block(state) -> Result | None:
+def result_block(state: State) -> Result | None:
     """The ``result`` of a view: None while the game runs."""
     if not state.is_terminal():
         return None
@@ -100,9 +103,10 @@ def result_block(state) -> Result | None:
             "reason": state.end_reason()}
 
 
-def envelope(state, seat: int | None, texts: bool = True) -> dict:
+def envelope(state: State, seat: int | None, texts: bool = True) -> dict[str, Any]:
     """The shared keys of ``state.view(seat)`` (``texts=False``: ``legal`` and
-    ``history`` left empty)."""
+    ``history`` left empty): the keys of :class:`View`, as a plain dict that the game's
+    own keys join."""
     game = state.game
     names = game.seat_names
     over = state.is_terminal()
@@ -125,7 +129,7 @@ def envelope(state, seat: int | None, texts: bool = True) -> dict:
     }
 
 
-def _to_move(state, acting: list[int]) -> str | None:
+def _to_move(state: State, acting: list[int]) -> str | None:
     """Who is to move, by name: the one acting seat, else the team all acting seats share."""
     game = state.game
     if not acting:

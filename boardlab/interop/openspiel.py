@@ -93,7 +93,7 @@ def parameter_specification(game_cls: type[Game]) -> dict:
     return dict(_parameters(game_cls))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parameters(game_cls: type[Game]) -> dict:
     spec = {}
     for option in game_cls.declared_options:

@@ -275,8 +275,9 @@ class Trainer:
             pi = np.power(pi, 1.0 / sharpen)
             pi /= np.maximum(pi.sum(1, keepdims=True), 1e-12)
         target, mask = value_targets(data, self.value_target)
-        tensor = lambda a: torch.tensor(np.ascontiguousarray(a, dtype=np.float32),
-                                        device=self.device)
+
+        def tensor(a):
+            return torch.tensor(np.ascontiguousarray(a, dtype=np.float32), device=self.device)
         return tensor(data["x"]), tensor(pi), tensor(target), tensor(mask)
 
     def measure(self, data: dict, sharpen: float) -> dict:
@@ -351,7 +352,8 @@ class Trainer:
 
     def export(self, path: Path, record: dict) -> Path:
         """Write the network as it stands to ``path`` (numpy, read at play time)."""
-        meta = {"format": self.layout, "spec": self.public.spec, "features": self.features.signature(),
+        meta = {"format": self.layout, "spec": self.public.spec,
+                "features": self.features.signature(),
                 "channels": self.channels, "blocks": self.blocks,
                 "actions": self.game.num_actions, "seats": self.game.num_seats,
                 "generation": self.generation + 1, "trained": self.history + [record]}
