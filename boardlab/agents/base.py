@@ -174,6 +174,8 @@ def _import(key: str, shown: str) -> None:
             name = "boardlab_user_" + re.sub(r"\W", "_", os.path.basename(key)[:-3]) + \
                 "_" + hashlib.sha1(key.encode()).hexdigest()[:8]
             spec = importlib.util.spec_from_file_location(name, key)
+            if spec is None or spec.loader is None:
+                raise BoardlabError(f"cannot load agents from {shown}: not a Python module")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             try:

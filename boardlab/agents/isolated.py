@@ -22,6 +22,7 @@ import random
 import shlex
 import sys
 import traceback
+from typing import Any
 
 from ..core.driver import TimeControl
 from ..core.errors import BoardlabError
@@ -61,7 +62,7 @@ class IsolatedAgent(EngineAgent):
 
     def _go(self, budget: Budget) -> float:
         if self.own_budget:
-            self.process.send(f"go movetime {round(self.options['limit'] * 1000)}")
+            self._engine.send(f"go movetime {round(self.options['limit'] * 1000)}")
             return self.options["limit"]
         return super()._go(budget)
 
@@ -78,7 +79,9 @@ class _Engine:
 
     def __init__(self, spec: str, own_budget: bool, out):
         self.spec, self.own_budget, self.out = spec, own_budget, out
-        self.game = self.agent = self.view = None
+        self.game: Any = None          # set by newgame (or prepare), then a Game
+        self.agent: Any = None         # set by prepare, then an Agent
+        self.view: Any = None          # the last view line's view
         self.seat: int | None = None
         self.names: list[str] = []
         self.texts: list[str] = []
