@@ -75,8 +75,7 @@ def imported_modules(path, root=ROOT):
     full name; ``from package import name`` gives ``package.name`` where that is a
     module or package of boardlab, else ``package``."""
     tree = ast.parse(path.read_text())
-    here = path.relative_to(root.parent).with_suffix("").parts
-    package = here if path.name == "__init__.py" else here[:-1]
+    package = path.relative_to(root.parent).parts[:-1]     # an __init__.py's: its own
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -271,8 +270,11 @@ def test_the_check_itself_sees_the_cli_as_a_module_or_a_package(tmp_path):
     assert {unit_of(p, root) for p in layer_files("cli", root=root)} == {"cli"}
     assert floor_violations(root) == ["server/app.py (server) imports boardlab.cli (cli)"]
     package = _tree(tmp_path / "other", {"cli/play.py": "from ..checks import soak\n",
-                                         "checks/soak.py": ""})
+                                         "cli/__init__.py": "from ..server import app\n",
+                                         "checks/soak.py": "", "server/app.py": ""})
     assert [p.name for p in layer_files("cli", root=package)] == ["__init__.py", "play.py"]
+    assert list(imported_modules(package / "cli" / "__init__.py", package)) == \
+        ["boardlab.server.app"]
     assert floor_violations(package) == []
 
 
