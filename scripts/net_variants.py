@@ -20,7 +20,7 @@ import numpy as np
 import boardlab
 from boardlab.agents import MCTS
 from boardlab.agents.evaluators import RolloutEvaluator, blended
-from boardlab.learn.net import NetworkEvaluator, load_network
+from boardlab.nn.net import NetworkEvaluator, load_network
 
 
 class Uniform:

@@ -876,14 +876,14 @@ def test_a_time_budget_alone_is_not_capped_by_the_default_iterations():
 # Early stop --------------------------------------------------------------------------------
 
 def _root_with(stats):
-    from boardlab.agents.mcts import Node
+    from boardlab.agents.search_node import Node
     root = Node()
     root.stats = {a: list(entry) for a, entry in stats.items()}
     return root
 
 
 def test_settled_when_the_leader_cannot_be_caught():
-    from boardlab.agents.mcts import settled
+    from boardlab.agents.budgets import settled
     root = _root_with({0: [50, 10.0, 60], 1: [20, 2.0, 60], 2: [10, 0.0, 60]})
     assert settled(root, [0, 1, 2], left=29)
     assert not settled(root, [0, 1, 2], left=30)       # a tie would still be possible
@@ -891,7 +891,7 @@ def test_settled_when_the_leader_cannot_be_caught():
 
 
 def test_settled_when_every_move_won_or_lost_every_simulation():
-    from boardlab.agents.mcts import settled
+    from boardlab.agents.budgets import settled
     won = _root_with({0: [25, 25.0, 49], 1: [24, 24.0, 49]})
     assert settled(won, [0, 1], left=1000)
     lost = _root_with({0: [25, -25.0, 49], 1: [24, -24.0, 49]})
@@ -1003,7 +1003,8 @@ def test_the_evaluator_option_picks_a_named_evaluator():
 
 # Chance nodes -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("p, best", [(0.8, "gamble"), (0.5, "safe"), (0.56, "safe"), (0.66, "gamble")])
+@pytest.mark.parametrize("p, best", [(0.8, "gamble"), (0.5, "safe"), (0.56, "safe"),
+                                     (0.66, "gamble")])
 def test_mcts_weighs_chance_outcomes_by_their_probability(p, best):
     from chance_game import GambleGame
     game = GambleGame(p=p)

@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("pettingzoo", reason="pip install boardlab[pettingzoo] to test the adapter")
 
-import boardlab  # noqa: E402
-from boardlab.core.errors import BoardlabError, IllegalMoveError  # noqa: E402
-from boardlab.interop import pettingzoo as bz  # noqa: E402
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
+import boardlab
+from boardlab.core.errors import BoardlabError, IllegalMoveError
+from boardlab.interop import pettingzoo as bz
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
-from interop_configs import CONFIGS, HIDDEN  # noqa: E402
+from interop_configs import CONFIGS, HIDDEN
 
 
 def quietly(check, *args, **kwargs):
@@ -74,7 +74,7 @@ def test_an_illegal_action_forfeits_in_the_parallel_form():
     observations, _ = env.reset(seed=0)
     mover = env.possible_agents[env.state_now.acting_seats()[0]]
     illegal = int(np.flatnonzero(observations[mover]["action_mask"] == 0)[0])
-    _, rewards, terminations, _, infos = env.step({a: illegal for a in env.agents})
+    _, rewards, terminations, _, infos = env.step(dict.fromkeys(env.agents, illegal))
     assert all(terminations.values()) and rewards[mover] == -1.0
     assert "illegal" in infos[mover]
     with pytest.raises(BoardlabError):

@@ -3,12 +3,14 @@ Carteso and Rumbo: its statistics, its proofs, its reuse, where it runs."""
 from __future__ import annotations
 
 import random
+import shutil
 
 import numpy as np
 import pytest
 
 import boardlab
 from boardlab.agents import make_agent
+from boardlab.agents import kernel_tree
 from boardlab.agents.kernel_tree import FIRST, SIBLING, ACTION, Tree, simulator
 
 from test_solver import value
@@ -149,3 +151,49 @@ def test_games_without_a_compiled_search_keep_the_python_tree():
         agent = make_agent("mcts(iterations=20)", game, seat, seed=1)
         agent.act(state.view(seat))
         assert agent.ktree is None
+
+
+# The cache key of the compiled loop ---------------------------------------------------
+def _copy_of_the_package(tmp_path):
+    """A copy of boardlab's Python sources under ``tmp_path`` (its ``boardlab`` folder)."""
+    copy = tmp_path / "boardlab"
+    shutil.copytree(kernel_tree.PACKAGE_ROOT / "boardlab", copy,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.npz", "static"))
+    return copy
+
+
+def _edit(path):
+    path.write_text(path.read_text() + "\n# an edit\n")
+
+
+def test_the_compiled_loop_is_keyed_on_every_module_its_code_reaches(tmp_path):
+    """Carteso's kernel inlines ``territory_actions`` into the compiled loop: an edit there
+    must give the loop a new name (a cache miss), not reuse the stale compiled copy."""
+    from boardlab.games import carteso_kernel
+    reached = kernel_tree.source_closure([carteso_kernel.__name__, kernel_tree.__name__])
+    assert {"boardlab.games.carteso_kernel", "boardlab.games.kernels",
+            "boardlab.games.territory_actions", "boardlab.agents.kernel_tree"} <= set(reached)
+    key = kernel_tree.cache_name(carteso_kernel)
+    copy = _copy_of_the_package(tmp_path)
+    assert kernel_tree.cache_name(carteso_kernel, tmp_path) == key      # same sources
+    _edit(copy / "games" / "cartagena_text.py")                       # not reached
+    assert kernel_tree.cache_name(carteso_kernel, tmp_path) == key
+    _edit(copy / "games" / "territory_actions.py")                    # inlined
+    edited = kernel_tree.cache_name(carteso_kernel, tmp_path)
+    assert edited != key and edited.startswith("carteso_kernel_")
+    assert edited not in kernel_tree._COMPILED                         # a miss: compiled anew
+
+
+def test_the_key_follows_imports_made_inside_functions(tmp_path):
+    from boardlab.games import rumbo_kernel
+    copy = _copy_of_the_package(tmp_path)
+    key = kernel_tree.cache_name(rumbo_kernel, tmp_path)
+    _edit(copy / "games" / "topology.py")                  # not imported by the kernel
+    assert kernel_tree.cache_name(rumbo_kernel, tmp_path) == key
+    kernels = copy / "games" / "kernels.py"
+    kernels.write_text(kernels.read_text() + "\n\ndef _tables():\n"
+                       "    from .topology import square_grid\n    return square_grid\n")
+    with_import = kernel_tree.cache_name(rumbo_kernel, tmp_path)
+    assert with_import != key
+    _edit(copy / "games" / "topology.py")                  # now reached, lazily
+    assert kernel_tree.cache_name(rumbo_kernel, tmp_path) != with_import

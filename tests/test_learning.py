@@ -28,8 +28,8 @@ from boardlab.agents.base import public_game
 from boardlab.agents.evaluators import blended
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError, OptionError
-from boardlab.learn.features import BoardFeatures
-from boardlab.learn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
+from boardlab.nn.features import BoardFeatures
+from boardlab.nn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
 from boardlab.learn.selfplay import generate, play_game
 from boardlab.learn.train import turn_starts, value_targets
 
@@ -352,7 +352,6 @@ def test_a_rollout_to_the_horizon_is_worth_what_the_position_it_stops_at_is():
     """One implementation of the cut: ``rollout(until=...)`` values the very position
     ``played_to_horizon`` gives (the chip margin, or the returns at the end)."""
     from boardlab.games.ctor import CAPPED_SCALE
-    game = boardlab.make("ctor(size=8)")
     for plies, seed in ((12, 1), (60, 2), (150, 3)):
         state = played("ctor(size=8)", plies, seed)
         until = state.rollout_horizon(1)

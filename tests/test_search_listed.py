@@ -166,7 +166,7 @@ def test_the_rollout_ranks_as_the_returns_of_the_ended_game():
 def test_the_visit_chooses_as_the_compiled_select():
     rng = random.Random(21)
     ucb = untried = 0
-    for case in range(3000):
+    for _ in range(3000):
         size = 40
         legal = rng.sample(range(size), rng.randint(1, 12))
         tried = [a for a in legal if rng.random() < 0.6] if rng.random() < 0.5 else list(legal)

@@ -9,5 +9,5 @@ from .greedy import GreedyAgent
 from .mcts import ISMCTS, MCTS
 from .random_agent import RandomAgent
 
-__all__ = ["Agent", "agents", "load_agents_from", "make_agent", "register_agent", "EngineAgent", "EngineFailure",
-           "GreedyAgent", "ISMCTS", "MCTS", "RandomAgent"]
+__all__ = ["Agent", "agents", "load_agents_from", "make_agent", "register_agent", "EngineAgent",
+           "EngineFailure", "GreedyAgent", "ISMCTS", "MCTS", "RandomAgent"]

@@ -22,8 +22,9 @@ import traceback
 from ..core.errors import BoardlabError, OptionError, UnknownAgentError
 from ..core.game import Game
 from ..core.options import Option, parse_spec, resolve
+from ..core.view import Budget, View
 
-_AGENTS: dict[str, type["Agent"]] = {}
+_AGENTS: dict[str, type[Agent]] = {}
 _SOURCE: dict[str, str] = {}       # agent name -> the file or module that registered it
 _IMPORTING: list[str] = []         # the source being imported now (see _import)
 RESERVED = frozenset({"game", "seat", "seed", "self"})   # set by whoever makes the agent
@@ -48,7 +49,7 @@ class Agent:
     last_think: float | None = None      # seconds the last act() thought, when it knows better
     time_tolerance: float | None = None  # agents held to a game clock forfeit past -this
 
-    def act(self, view: dict, budget: dict | None = None) -> int:
+    def act(self, view: View, budget: Budget | None = None) -> int:
         raise NotImplementedError
 
     def close(self, returns: list[float] | None = None) -> None:
@@ -173,6 +174,8 @@ def _import(key: str, shown: str) -> None:
             name = "boardlab_user_" + re.sub(r"\W", "_", os.path.basename(key)[:-3]) + \
                 "_" + hashlib.sha1(key.encode()).hexdigest()[:8]
             spec = importlib.util.spec_from_file_location(name, key)
+            if spec is None or spec.loader is None:
+                raise BoardlabError(f"cannot load agents from {shown}: not a Python module")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             try:

@@ -1,10 +1,14 @@
 """Leaf evaluators for tree search: a state in, one value per seat out.
 
-An evaluator is any object with ``evaluate(state, rng) -> list[float]``:
-values in the game's return range ([-1, 1]), one per seat, for a state that
-is not over. It may play on a copy but must leave ``state`` as it was. MCTS
-takes one by name (``mcts(evaluator=heuristic)``) or, from Python, as an
-object (``MCTS(game, seat, evaluator=MyNetwork())``).
+An evaluator is any object with ``evaluate(state, rng) -> list[float]``
+(:class:`Evaluator`): values in the game's return range ([-1, 1]), one per
+seat, for a state that is not over. It may play on a copy but must leave
+``state`` as it was. One that also gives priors (:class:`GuidingEvaluator`)
+makes MCTS a PUCT search. MCTS takes one by name (``mcts(evaluator=heuristic)``),
+found in the registry of evaluator factories (:func:`register_evaluator`,
+:func:`evaluator_for`: ``rollout``, ``heuristic`` and ``net``, the trained
+network of :mod:`boardlab.nn`), or, from Python, as an object
+(``MCTS(game, seat, evaluator=MyNetwork())``).
 
 >>> import boardlab, random
 >>> state = boardlab.make("rumbo(size=5)").new_initial_state()
@@ -14,9 +18,34 @@ object (``MCTS(game, seat, evaluator=MyNetwork())``).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
 
 from ..core.errors import OptionError
-from ..core.game import State
+from ..core.game import Game, State
+from ..nn.features import BoardFeatures
+from ..nn.net import NetworkEvaluator, load_network
+
+
+class Evaluator(Protocol):
+    """What MCTS asks of a leaf evaluator (see the module). It may also have
+    ``begin(root)``, called before a move's simulations with the position searched."""
+
+    def evaluate(self, state: State, rng: random.Random) -> list[float]:
+        """One value per seat of ``state`` (not over), left as it was."""
+        ...
+
+
+class GuidingEvaluator(Evaluator, Protocol):
+    """An evaluator that also scores every action number: MCTS turns the scores of the
+    legal actions into PUCT priors (a softmax)."""
+
+    def evaluate_with_priors(self, state: State,
+                             rng: random.Random) -> tuple[list[float], np.ndarray]:
+        """(one value per seat, one score per action number of the game)."""
+        ...
 
 
 class RolloutEvaluator:
@@ -35,7 +64,7 @@ class RolloutEvaluator:
         self.turns = turns
         self.policy = policy
         self.horizon = horizon
-        self.until = None
+        self.until: int | None = None
 
     def begin(self, root: State) -> None:
         """Called by a search before a move's simulations, with the position searched:
@@ -119,7 +148,7 @@ class HorizonEvaluator:
 
     def __init__(self, inner, turns: int, policy: str = "random"):
         self.inner, self.turns, self.policy = inner, turns, policy
-        self.until = None
+        self.until: int | None = None
 
     def begin(self, root: State) -> None:
         self.until = root.rollout_horizon(self.turns)
@@ -128,6 +157,7 @@ class HorizonEvaluator:
                               f"(net_at=horizon is for games whose rollouts stop one)")
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:
+        assert self.until is not None, "begin() sets the horizon before any evaluate()"
         stop = state.played_to_horizon(rng.randrange(2**31), self.until, self.policy)
         if stop.is_terminal():
             return stop.returns()
@@ -142,3 +172,76 @@ def make_evaluator(name: str, turns: int, policy: str = "random", horizon: bool 
     if name not in EVALUATORS:
         raise OptionError(f"unknown evaluator {name!r} (known: {', '.join(EVALUATORS)})")
     return EVALUATORS[name](turns, policy, horizon)
+
+
+#: A factory of the registry: (the game, the search's resolved options, the names of the
+#: options its spec gave, the agent's name for errors) -> the evaluator. It may fill in
+#: options it resolves itself (``net`` fills in ``net_at``).
+EvaluatorFactory = Callable[[Game, dict, frozenset, str], Evaluator]
+_FACTORIES: dict[str, EvaluatorFactory] = {}
+
+
+def register_evaluator(name: str, factory: EvaluatorFactory) -> None:
+    """Make ``factory`` the evaluator called ``name`` in search specs. The names
+    registered when :mod:`boardlab.agents.mcts` is imported are those its
+    ``evaluator`` option allows."""
+    _FACTORIES[name] = factory
+
+
+def evaluator_names() -> tuple[str, ...]:
+    """The names of the registered evaluators, in the order they were registered."""
+    return tuple(_FACTORIES)
+
+
+def evaluator_for(name: str, game: Game, options: dict, given=frozenset(),
+                  agent: str = "mcts") -> Evaluator:
+    """The registered evaluator ``name`` for a search of ``game`` with ``options``
+    (``rollout_turns``, ``playout``, ``horizon``; ``net``'s own for ``net``)."""
+    if name not in _FACTORIES:
+        raise OptionError(f"unknown evaluator {name!r} (known: {', '.join(_FACTORIES)})")
+    return _FACTORIES[name](game, options, frozenset(given), agent)
+
+
+def _plain(name: str) -> EvaluatorFactory:
+    """The factory of one of :data:`EVALUATORS`."""
+    def factory(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
+        return make_evaluator(name, options["rollout_turns"], options["playout"],
+                              options["horizon"])
+    return factory
+
+
+def network_search(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
+    """``evaluator=net``: the trained network of :mod:`boardlab.nn` (option ``net``, else
+    the one shipped for the game's spec) at the leaves, or where the leaf's rollout
+    stops (``net_at=horizon``), mixed with a rollout's value by ``mix``; its priors
+    guide the search (PUCT) unless ``priors=false`` or ``net_at=horizon``. Fills in
+    ``net_at`` where the spec left it empty (where the network was trained to be asked).
+    """
+    features = BoardFeatures(game)      # made once: it plays a few moves to learn
+    network = NetworkEvaluator(game, load_network(game, options["net"], features), features)
+    priors = options["priors"]
+    options["net_at"] = options["net_at"] or network.network.asked_at
+    inner: Evaluator = network
+    if options["net_at"] == "horizon":
+        if "priors" in given and options["priors"]:     # asked for
+            raise OptionError(f"agent {agent!r}: net_at=horizon gives no priors "
+                              f"(the network sees the horizon, not the leaf): "
+                              f"leave out priors=true")
+        if not options["horizon"]:
+            raise OptionError(f"agent {agent!r}: net_at=horizon stops every "
+                              f"rollout at the search's horizon: leave out "
+                              f"horizon=false")
+        if game.new_initial_state().rollout_horizon(1) is None:
+            raise OptionError(f"agent {agent!r}: net_at=horizon needs a game "
+                              f"whose rollouts stop at a horizon; {game.name}'s "
+                              f"play to the end (use net_at=leaf)")
+        inner, priors = HorizonEvaluator(network, options["rollout_turns"],
+                                         options["playout"]), False
+    return blended(inner, make_evaluator("rollout", options["rollout_turns"],
+                                         options["playout"], options["horizon"]),
+                   options["mix"], priors)
+
+
+for _name in EVALUATORS:
+    register_evaluator(_name, _plain(_name))
+register_evaluator("net", network_search)

@@ -23,6 +23,7 @@ import time
 
 from ..core.errors import BoardlabError, IllegalMoveError, NotationError, OptionError
 from ..core.options import Option
+from ..core.view import Budget, View
 from .base import Agent, register_agent
 from .search_state import state_from_view
 
@@ -32,7 +33,7 @@ MAX_BUFFER = 4 * 1024 * 1024   # bytes of output an engine may leave unread
 POLL = 0.05                    # seconds between the pipe threads' checks for a kill
 OVERFLOW = b"\0overflow"       # queued once MAX_BUFFER is passed (never a real line)
 EXIT_GRACE = 0.4               # seconds to read what an engine wrote before it exited
-_LIVE: set["EngineProcess"] = set()
+_LIVE: set[EngineProcess] = set()
 
 
 class EngineFailure(BoardlabError):
@@ -95,7 +96,9 @@ class EngineProcess:
 
     def _read(self) -> None:
         """Reader thread: the output cut into lines (or None at its end) into ``lines``."""
-        fd, rest = self.proc.stdout.fileno(), b""
+        stdout = self.proc.stdout
+        assert stdout is not None                    # opened as a pipe
+        fd, rest = stdout.fileno(), b""
         poller = select.poll()
         poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         try:
@@ -152,7 +155,9 @@ class EngineProcess:
 
     def _write(self) -> None:
         """Writer thread: lines from ``outbox`` to the engine's stdin, until None."""
-        fd = self.proc.stdin.fileno()
+        stdin = self.proc.stdin
+        assert stdin is not None                     # opened as a pipe
+        fd = stdin.fileno()
         poller = select.poll()
         poller.register(fd, select.POLLOUT)
         try:
@@ -254,7 +259,8 @@ class EngineProcess:
         if not any(thread.is_alive() for thread in self.threads):
             for stream in (self.proc.stdin, self.proc.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
         self._close_log()
@@ -292,7 +298,7 @@ class EngineAgent(Agent):
     name = "engine"
     description = ("an external program (any language) speaking the boardlab engine "
                    "protocol: engine(cmd=./my_engine --flag)")
-    declared_options = (
+    declared_options: tuple[Option, ...] = (
         Option("cmd", str, "", "the command line that starts the engine (split like a "
                "shell line, no shell runs it)"),
         Option("time", float, 1.0, "seconds per move when the runner gives no budget",
@@ -318,16 +324,23 @@ class EngineAgent(Agent):
         self.last_think: float | None = None     # seconds from ``go`` to the answer
         self.time_tolerance = self.options["grace"]   # the runner holds engines to a clock
 
+    @property
+    def _engine(self) -> EngineProcess:
+        """The engine's process, started by the first :meth:`act`."""
+        if self.process is None:
+            raise BoardlabError(f"agent {self.name!r}: the engine was not started")
+        return self.process
+
     # The protocol ----------------------------------------------------------------------
-    def act(self, view: dict, budget: dict | None = None) -> int:
+    def act(self, view: View, budget: Budget | None = None) -> int:
         if self.process is None:
             self._start(view)
         self._send_history(view["history"])
         scratch = state_from_view(self.game, view, self.rng)
         texts = [scratch.action_to_string(a) for a in view["legal_actions"]]
-        self.process.send("view " + json.dumps(view, separators=(",", ":")))
-        self.process.send("legal " + " | ".join(texts))
-        unasked = self.process.pending_line()
+        self._engine.send("view " + json.dumps(view, separators=(",", ":")))
+        self._engine.send("legal " + " | ".join(texts))
+        unasked = self._engine.pending_line()
         if unasked is not None:
             raise EngineFailure("garbage", f"wrote {unasked[:200]!r} without being asked")
         asked = time.monotonic()
@@ -345,15 +358,15 @@ class EngineAgent(Agent):
         end = next((i for i in range(self.sent, len(history))
                     if history[i].endswith(":?")), len(history))
         for text in history[self.sent:end]:
-            self.process.send(f"played {text}")
+            self._engine.send(f"played {text}")
         self.sent = end
 
-    def _start(self, view: dict) -> None:
+    def _start(self, view: View) -> None:
         self.process = EngineProcess(self.argv, self.options["log"] or None)
-        self.process.send(f"boardlab {PROTOCOL}")
+        self._engine.send(f"boardlab {PROTOCOL}")
         deadline = time.monotonic() + self.options["startup"]
         while True:
-            words = self.process.receive(deadline).split(maxsplit=2)
+            words = self._engine.receive(deadline).split(maxsplit=2)
             if words[0] == "ok":
                 break
             if words[0] == "id":                   # name, author: free text, not used
@@ -363,25 +376,25 @@ class EngineAgent(Agent):
             raise EngineFailure("garbage", f"the engine speaks protocol {' '.join(words[1:])!r}"
                                 f", not {PROTOCOL}")
         names = self.game.seat_names
-        self.process.send(f"newgame {view.get('spec', self.game.spec)}")
-        self.process.send("seats " + " ".join(names))
-        self.process.send(f"seat {names[self.seat]}")
+        self._engine.send(f"newgame {view.get('spec', self.game.spec)}")
+        self._engine.send("seats " + " ".join(names))
+        self._engine.send(f"seat {names[self.seat]}")
 
-    def _go(self, budget: dict) -> float:
+    def _go(self, budget: Budget) -> float:
         """Send ``go``; return the seconds the engine has for this move."""
         if budget.get("clock") is not None:
             clock = max(0.0, budget["clock"])
-            self.process.send(f"go clock {round(clock * 1000)} inc "
+            self._engine.send(f"go clock {round(clock * 1000)} inc "
                               f"{round(budget.get('increment', 0) * 1000)}")
             return clock
         seconds = budget.get("time") or self.options["time"]
-        self.process.send(f"go movetime {round(seconds * 1000)}")
+        self._engine.send(f"go movetime {round(seconds * 1000)}")
         return seconds
 
     def _answer(self, scratch, texts: list[str], legal: list[int], seconds: float) -> int:
         deadline = time.monotonic() + seconds + self.options["grace"]
         while True:
-            line = self.process.receive(deadline)
+            line = self._engine.receive(deadline)
             word, _, rest = line.partition(" ")
             if word == "info":
                 continue

@@ -1,6 +1,7 @@
 """One-ply greedy play on the game's own heuristic (``State.heuristic``)."""
 from __future__ import annotations
 
+from ..core.view import Budget, View
 from .base import Agent, register_agent
 from .search_state import pregame_hint, state_from_view
 
@@ -16,7 +17,7 @@ class GreedyAgent(Agent):
     name = "greedy"
     description = "one ply ahead, by each game's heuristic (claimed points, progress, chips)"
 
-    def act(self, view: dict, budget: dict | None = None) -> int:
+    def act(self, view: View, budget: Budget | None = None) -> int:
         state = state_from_view(self.game, view, self.rng)
         action = pregame_hint(state, self.rng)
         if action is not None:

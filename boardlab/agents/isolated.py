@@ -22,11 +22,13 @@ import random
 import shlex
 import sys
 import traceback
+from typing import Any
 
 from ..core.driver import TimeControl
 from ..core.errors import BoardlabError
 from ..core.options import Option
 from ..core.registry import make
+from ..core.view import Budget
 from .base import load_agents_from, make_agent
 from .external import PROTOCOL, EngineAgent, EngineFailure
 
@@ -58,9 +60,9 @@ class IsolatedAgent(EngineAgent):
         super().__init__(game, seat, seed=None, cmd=shlex.join(argv), **options)
         self.spec, self.own_budget = agent, own_budget
 
-    def _go(self, budget: dict) -> float:
+    def _go(self, budget: Budget) -> float:
         if self.own_budget:
-            self.process.send(f"go movetime {round(self.options['limit'] * 1000)}")
+            self._engine.send(f"go movetime {round(self.options['limit'] * 1000)}")
             return self.options["limit"]
         return super()._go(budget)
 
@@ -77,7 +79,9 @@ class _Engine:
 
     def __init__(self, spec: str, own_budget: bool, out):
         self.spec, self.own_budget, self.out = spec, own_budget, out
-        self.game = self.agent = self.view = None
+        self.game: Any = None          # set by newgame (or prepare), then a Game
+        self.agent: Any = None         # set by prepare, then an Agent
+        self.view: Any = None          # the last view line's view
         self.seat: int | None = None
         self.names: list[str] = []
         self.texts: list[str] = []

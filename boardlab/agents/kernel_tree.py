@@ -15,8 +15,8 @@ the legal actions, returns how many), ``search_play(..., action)``,
 ``search_playout(..., seed)`` (random play to the end) and ``search_lead(buf)``
 (side 0's lead in half points at the end, before the komi). :func:`simulator`
 compiles the loop below once per kernel module with those six as its globals
-(numba caches it on disk under a name of its own, which changes with the kernel's
-source).
+(numba caches it on disk under a name of its own, which changes with the source of
+every module the compiled code reaches: :func:`cache_name`).
 
 The tree: node 0 is free, each node keeps its first child and next sibling (the
 tried actions, newest first), the action that led to it, its visits and the sum
@@ -32,9 +32,12 @@ other, 0 for a draw.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import math
 import types
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -43,7 +46,12 @@ from ..games.kernels import rng_below, rng_next, rng_seed
 
 # The six functions of a game kernel that the loop calls (placeholders here: each
 # compiled copy of the loop gets a kernel module's own; see ``simulator``).
-search_over = search_turn = search_legal = search_play = search_playout = search_lead = None
+search_over: Any = None
+search_turn: Any = None
+search_legal: Any = None
+search_play: Any = None
+search_playout: Any = None
+search_lead: Any = None
 
 NODE_ROWS = ("first", "sibling", "action", "side", "legal", "tried", "proven", "worth", "plies")
 FIRST, SIBLING, ACTION, SIDE, LEGAL, TRIED, PROVEN, WORTH, PLIES = range(len(NODE_ROWS))
@@ -164,7 +172,7 @@ def _best(links, stats, node, c, log_n, banned, ban, mover, skip_lost):
 @njit(cache=True)
 def _prove_up(links, path, depth):
     """Carry the proof of ``path[depth]`` up the path as far as it proves the nodes
-    above (as ``mcts._prove``: a child that wins for the mover proves its parent; so
+    above (as ``solver.prove``: a child that wins for the mover proves its parent; so
     do children that are all proven, worth the best of them for the mover, of several
     losses the one that ends the game latest)."""
     for d in range(depth, 0, -1):
@@ -315,25 +323,75 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, stamp, path,
 
 
 _COMPILED: dict = {}
+#: the folder that holds the ``boardlab`` package (where module names are looked up)
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _stamp(*modules) -> str:
-    """A short digest of the modules' source files."""
+def _imported(name: str, path: Path) -> set[str]:
+    """The boardlab modules (and packages) that the module ``name`` (its file ``path``)
+    imports anywhere in it, function bodies included."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = (package[:len(package) - node.level + 1] if node.level else [])
+            base = base + (node.module.split(".") if node.module else [])
+            found.add(".".join(base))
+            found.update(".".join(base + [alias.name]) for alias in node.names)
+    return {module for module in found if module.split(".")[0] == "boardlab"}
+
+
+def _source(name: str, root: Path) -> Path | None:
+    """The file of the boardlab module or package ``name`` under ``root``, if one."""
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def source_closure(names, root: Path | None = None) -> dict[str, Path]:
+    """The source files of the boardlab modules ``names`` and of every boardlab module
+    they import, transitively (imports inside functions too): module name -> file,
+    looked up under ``root`` (default: this installation's :data:`PACKAGE_ROOT`).
+    A name that is not a module (an imported function's) is skipped."""
+    root = PACKAGE_ROOT if root is None else root
+    files: dict[str, Path] = {}
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in files:
+            continue
+        path = _source(name, root)
+        if path is None:
+            continue
+        files[name] = path
+        todo.extend(_imported(name, path) - files.keys())
+    return files
+
+
+def cache_name(kernel, root: Path | None = None) -> str:
+    """The name of ``kernel``'s compiled copy of the loop: the kernel module's short name
+    and a digest of the source of every module that compiled code reaches, that is the
+    transitive closure of the boardlab modules imported by the kernel and by this
+    module (Carteso's and Rumbo's kernels inline ``territory_actions``; every kernel
+    and this loop, ``kernels``)."""
     digest = hashlib.sha1()
-    for module in modules:
-        with open(module.__file__, "rb") as source:
-            digest.update(source.read())
-    return digest.hexdigest()[:10]
+    for name, path in sorted(source_closure([kernel.__name__, __name__], root).items()):
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"{kernel.__name__.rsplit('.', 1)[-1]}_{digest.hexdigest()[:10]}"
 
 
 def simulator(kernel):
     """:func:`_simulate` compiled with ``kernel``'s six search functions (cached).
 
     numba's disk cache checks only this file for changes, so the compiled copy is
-    named after a digest of the kernel's source (and of the shared ``kernels``): a
-    changed kernel gets a new copy instead of a stale one."""
-    from ..games import kernels
-    name = f"{kernel.__name__.rsplit('.', 1)[-1]}_{_stamp(kernel, kernels)}"
+    named after a digest of the source of every module the compiled code reaches
+    (:func:`cache_name`): a change to any of them gets a new copy instead of a stale
+    one."""
+    name = cache_name(kernel)
     if name not in _COMPILED:
         names = ("search_over", "search_turn", "search_legal", "search_play",
                  "search_playout", "search_lead")

@@ -19,11 +19,13 @@ import os
 import subprocess
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from ..core.errors import BoardlabError
+from ..core.view import Budget, View
+from .search_types import SearchSummary
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 #: seconds past the move's time limit that the agent waits for its helpers' answers
@@ -90,7 +92,7 @@ class Helpers:
             self.close()
             raise
 
-    def ask(self, view: dict, budget: dict | None, called: float) -> None:
+    def ask(self, view: View, budget: Budget | None, called: float) -> None:
         """Start every helper on a search of ``view`` (``gather`` collects them)."""
         self.tag += 1
         spent, sent = time.perf_counter() - called, time.time()
@@ -148,7 +150,7 @@ class Helpers:
         self.conns, self.processes = [], []
 
 
-def merge(summaries: list[dict], legal: list[int], rng) -> int:
+def merge(summaries: list[SearchSummary], legal: list[int], rng) -> int:
     """The move of several searches of one position.
 
     A root that some search proved decides (a proof is exact, so every proof of it
@@ -158,10 +160,12 @@ def merge(summaries: list[dict], legal: list[int], rng) -> int:
     is proven lost.
     """
     for summary in summaries:
-        if summary["proven"]:
-            return summary["choice"]
+        choice = summary["choice"]
+        if summary["proven"] and choice is not None:    # (a proven root has a choice)
+            return choice
     lost = set().union(*(summary["lost"] for summary in summaries))
-    visits, values = Counter(), Counter()
+    visits: Counter[int] = Counter()
+    values: defaultdict[int, float] = defaultdict(float)
     for summary in summaries:
         for action, (count, value) in summary["stats"].items():
             visits[action] += count

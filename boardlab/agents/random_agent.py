@@ -1,6 +1,7 @@
 """The uniformly random agent."""
 from __future__ import annotations
 
+from ..core.view import Budget, View
 from .base import Agent, register_agent
 
 
@@ -11,7 +12,7 @@ class RandomAgent(Agent):
     name = "random"
     description = "uniformly random legal moves"
 
-    def act(self, view: dict, budget: dict | None = None) -> int:
+    def act(self, view: View, budget: Budget | None = None) -> int:
         legal = view["legal_actions"]
         if not legal:
             raise ValueError("random agent asked to move with no legal action")

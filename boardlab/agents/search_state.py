@@ -11,9 +11,10 @@ import random
 
 from ..core.errors import BoardlabError
 from ..core.game import Game, State
+from ..core.view import View
 
 
-def state_from_view(game: Game, view: dict, rng: random.Random) -> State:
+def state_from_view(game: Game, view: View, rng: random.Random) -> State:
     """A state consistent with ``view`` (exact for perfect information)."""
     if not (game.perfect_information or game.can_sample):
         raise BoardlabError(f"{game.spec}: this agent cannot search a game with hidden "
@@ -43,7 +44,7 @@ class Sampler:
 
     FALLBACK_WORLDS = 64
 
-    def __init__(self, base: State, view: dict, rng: random.Random, worlds: int = 0):
+    def __init__(self, base: State, view: View, rng: random.Random, worlds: int = 0):
         self.base, self.view, self.rng = base, view, rng
         self.fresh = worlds == 0 and base.game.cheap_resample
         self.size = worlds or self.FALLBACK_WORLDS

@@ -16,10 +16,13 @@ game probes for features.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import BoardlabError, IllegalMoveError, NotationError, OptionError
 from .options import FrozenOptions, Option, format_spec, resolve
+
+if TYPE_CHECKING:
+    from .view import View
 
 CHANCE = -1
 TERMINAL = -2
@@ -248,7 +251,7 @@ class Game:
         }
 
     # Sampling hidden information ----------------------------------------------
-    def determinize(self, view: dict, seed: int) -> "State":
+    def determinize(self, view: View, seed: int) -> State:
         """A full state consistent with ``view`` (for search).
 
         With perfect information this is exact: the view's history replayed.

@@ -22,9 +22,64 @@ A front end (the terminal, the web app, an adapter, an agent) can rely on:
                              (see core/board.py)
 
 A game adds keys of its own beside these (a hand, quotas, the pile size), never
-anything ``seat`` may not know. Views are plain JSON data.
+anything ``seat`` may not know. Views are plain JSON data; :class:`View`,
+:class:`Result` and :class:`Team` type the envelope's keys (a game's own keys come
+beside them), and :class:`Budget` types what a driver hands an agent with a view.
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from .game import State
+
+
+class Team(TypedDict):
+    """One entry of a view's ``teams``: a side and its seats, by name."""
+
+    name: str
+    seats: list[str]
+
+
+class Result(TypedDict):
+    """A finished game's ``result`` in a view."""
+
+    winners: list[str]
+    draw: bool
+    returns: list[float]
+    scores: dict[str, float] | None
+    reason: str | None
+
+
+class View(TypedDict):
+    """The envelope every ``State.view(seat)`` has (see the module; a game's own keys
+    come beside these)."""
+
+    game: str
+    spec: str
+    seats: list[str]
+    teams: list[Team]
+    seat: int | None
+    to_move: str | None
+    acting: list[str]
+    legal: list[str]
+    legal_actions: list[int]
+    history: list[str]
+    terminal: bool
+    result: Result | None
+    clocks: dict[str, float] | None
+    board: dict[str, Any]
+
+
+class Budget(TypedDict, total=False):
+    """What an agent may spend on a move (``Agent.act``'s ``budget``): ``time`` in
+    seconds and ``iterations`` (simulations, for searches); under a game clock the
+    driver adds the seat's ``clock`` (seconds left) and the ``increment``."""
+
+    time: float
+    iterations: int
+    clock: float
+    increment: float
 
 ENVELOPE_KEYS = {
     "game": str, "spec": str, "seats": list, "teams": list, "seat": (int, type(None)),
@@ -37,7 +92,7 @@ RESULT_KEYS = {"winners": list, "draw": bool, "returns": list, "scores": (dict, 
                "reason": (str, type(None))}
 
 
-def result_block(state) -> dict | None:
+def result_block(state: State) -> Result | None:
     """The ``result`` of a view: None while the game runs."""
     if not state.is_terminal():
         return None
@@ -48,9 +103,10 @@ def result_block(state) -> dict | None:
             "reason": state.end_reason()}
 
 
-def envelope(state, seat: int | None, texts: bool = True) -> dict:
+def envelope(state: State, seat: int | None, texts: bool = True) -> dict[str, Any]:
     """The shared keys of ``state.view(seat)`` (``texts=False``: ``legal`` and
-    ``history`` left empty)."""
+    ``history`` left empty): the keys of :class:`View`, as a plain dict that the game's
+    own keys join."""
     game = state.game
     names = game.seat_names
     over = state.is_terminal()
@@ -73,7 +129,7 @@ def envelope(state, seat: int | None, texts: bool = True) -> dict:
     }
 
 
-def _to_move(state, acting: list[int]) -> str | None:
+def _to_move(state: State, acting: list[int]) -> str | None:
     """Who is to move, by name: the one acting seat, else the team all acting seats share."""
     game = state.game
     if not acting:

@@ -27,6 +27,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from ..agents.base import Agent, make_agent, register_agent
 from ..core.errors import BoardlabError
 from ..core.options import Option
+from ..core.view import Budget, View
 from . import openspiel as adapter
 
 BOTS = ("mcts", "ismcts", "random")
@@ -78,7 +79,7 @@ class OpenSpielAgent(Agent):
             raise BoardlabError(f"openspiel(bot=ismcts): {game.spec} cannot sample states "
                                 f"from a view")
 
-    def act(self, view: dict, budget: dict | None = None) -> int:
+    def act(self, view: View, budget: Budget | None = None) -> int:
         legal = view["legal_actions"]
         if self.options["bot"] == "random" or len(legal) == 1:
             return int(self.rng.choice(legal))

@@ -33,7 +33,7 @@ and imperfect information, the 1v1 default has neither):
 Observations and information states are built only from ``state.view(player)``:
 the information-state string is the whole view (its history as that seat may see
 it, so it has perfect recall), the observation string is the view without the
-history, and the observation tensor is :class:`~boardlab.interop.encoding.ViewEncoder`'s
+history, and the observation tensor is :class:`~boardlab.nn.encoding.ViewEncoder`'s
 vector. No information-state tensor is offered: a perfect-recall tensor would have
 to encode histories tens of thousands of moves long. ``resample_from_infostate``
 samples through the game's own sampler (``game.determinize``), for OpenSpiel's
@@ -49,7 +49,7 @@ import pyspiel
 from ..core.errors import OptionError
 from ..core.game import CHANCE, SIMULTANEOUS, TERMINAL, Game
 from ..core.registry import game_class, games
-from .encoding import ViewEncoder, view_key
+from ..nn.encoding import ViewEncoder, view_key
 
 PREFIX = "boardlab_"
 #: how many deals the start chance node of a seeded game chooses from (default)
@@ -93,7 +93,7 @@ def parameter_specification(game_cls: type[Game]) -> dict:
     return dict(_parameters(game_cls))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parameters(game_cls: type[Game]) -> dict:
     spec = {}
     for option in game_cls.declared_options:

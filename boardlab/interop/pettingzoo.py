@@ -6,7 +6,7 @@
 
 Agents are the seat names. An observation is ``{"observation": float32 vector,
 "action_mask": int8 vector}``, both built only from ``state.view(seat)``
-(:mod:`boardlab.interop.encoding`); the whole view is in ``infos[agent]["view"]``
+(:mod:`boardlab.nn.encoding`); the whole view is in ``infos[agent]["view"]``
 when ``with_views=True``. Rewards are the game's returns, given once, when the game
 ends (then every agent is terminated; games end by their own rules, so nothing is
 truncated). ``reset(seed=...)`` seeds the game's own chance (Cartagena's deal) and
@@ -32,7 +32,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from ..core.errors import BoardlabError
 from ..core.game import Game
 from ..core.registry import make
-from .encoding import ViewEncoder
+from ..nn.encoding import ViewEncoder
 
 _ILLEGAL = ("forfeit", "raise")
 
@@ -135,10 +135,10 @@ class BoardlabAEC(_OnTable, AECEnv):
     def reset(self, seed=None, options=None):
         self._table.new_game(seed)
         self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: self._table.info(a) for a in self.agents}
         self._select()
 
@@ -161,10 +161,10 @@ class BoardlabAEC(_OnTable, AECEnv):
         table.state.apply(int(action), seat=table.seat[agent])   # illegal: raises, no change
         table.settle()
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if table.state.is_terminal():
             self.rewards = table.returns()
-            self.terminations = {a: True for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
         self.infos = {a: table.info(a) for a in self.agents}
         self._select()
         self._accumulate_rewards()
@@ -209,10 +209,10 @@ class BoardlabParallel(_OnTable, ParallelEnv):
             state.resign(seat, out_of_turn=True)
         table.settle()
         done = state.is_terminal()
-        rewards = table.returns() if done else {a: 0.0 for a in self.agents}
+        rewards = table.returns() if done else dict.fromkeys(self.agents, 0.0)
         observations = self._observations()
-        terminations = {a: done for a in self.agents}
-        truncations = {a: False for a in self.agents}
+        terminations = dict.fromkeys(self.agents, done)
+        truncations = dict.fromkeys(self.agents, False)
         infos = {a: dict(table.info(a), **{k: v for k, v in infos[a].items() if k != "view"})
                  for a in self.agents}
         if done:

@@ -1,5 +1,6 @@
-"""Learned evaluators: features from views, a numpy network, self-play training.
+"""Training only: self-play games and expert iteration (``boardlab train``).
 
-Play needs numpy alone (:mod:`.net`); training (:mod:`.train`, ``boardlab train``)
-needs PyTorch (``pip install boardlab[train]``). See docs/learning.md.
+What a network reads and its numpy forward pass (play time) are in :mod:`boardlab.nn`;
+training (:mod:`.train`) needs PyTorch (``pip install boardlab[train]``). See
+docs/learning.md.
 """

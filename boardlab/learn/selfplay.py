@@ -28,7 +28,7 @@ import numpy as np
 from ..agents.base import make_agent, public_game
 from ..core.game import Game
 from ..core.registry import make
-from .features import BoardFeatures
+from ..nn.features import BoardFeatures
 
 
 SAMPLE_KEYS = ("x", "pi", "q", "v", "z", "seat", "start")

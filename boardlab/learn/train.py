@@ -29,8 +29,8 @@ from ..agents.base import make_agent, public_game
 from ..core.errors import BoardlabError
 from ..core.options import parse_spec, with_options
 from ..core.registry import make
-from .features import BoardFeatures
-from .net import FORMAT, Network
+from ..nn.features import BoardFeatures
+from ..nn.net import FORMAT, Network
 from .selfplay import SAMPLE_KEYS, default_workers, generate
 
 #: what the value head learns: the game's outcome for every seat, the search's estimate
@@ -55,7 +55,7 @@ def _torch():
 
 def build_model(torch, features: BoardFeatures, actions: int, seats: int, channels: int,
                 blocks: int, layout: int = FORMAT):
-    """The PyTorch twin of :class:`~boardlab.learn.net.Network` (of file format
+    """The PyTorch twin of :class:`~boardlab.nn.net.Network` (of file format
     ``layout``: 1 with a ReLU after the heads' 1x1 convolutions, 2 without)."""
     head = torch.relu if layout == 1 else (lambda x: x)
     nn = torch.nn
@@ -275,8 +275,9 @@ class Trainer:
             pi = np.power(pi, 1.0 / sharpen)
             pi /= np.maximum(pi.sum(1, keepdims=True), 1e-12)
         target, mask = value_targets(data, self.value_target)
-        tensor = lambda a: torch.tensor(np.ascontiguousarray(a, dtype=np.float32),
-                                        device=self.device)
+
+        def tensor(a):
+            return torch.tensor(np.ascontiguousarray(a, dtype=np.float32), device=self.device)
         return tensor(data["x"]), tensor(pi), tensor(target), tensor(mask)
 
     def measure(self, data: dict, sharpen: float) -> dict:
@@ -351,7 +352,8 @@ class Trainer:
 
     def export(self, path: Path, record: dict) -> Path:
         """Write the network as it stands to ``path`` (numpy, read at play time)."""
-        meta = {"format": self.layout, "spec": self.public.spec, "features": self.features.signature(),
+        meta = {"format": self.layout, "spec": self.public.spec,
+                "features": self.features.signature(),
                 "channels": self.channels, "blocks": self.blocks,
                 "actions": self.game.num_actions, "seats": self.game.num_seats,
                 "generation": self.generation + 1, "trained": self.history + [record]}

@@ -10,8 +10,8 @@ import sys
 import numpy as np
 
 import boardlab
-from boardlab.learn.features import BoardFeatures
-from boardlab.learn.net import load_network
+from boardlab.nn.features import BoardFeatures
+from boardlab.nn.net import load_network
 
 game = boardlab.make("ctor(size=8)")
 f = BoardFeatures(game)

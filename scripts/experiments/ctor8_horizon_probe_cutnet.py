@@ -13,7 +13,7 @@ import sys
 import boardlab
 from boardlab.games import ctor_kernel as K
 from boardlab.games.ctor import CAPPED_SCALE
-from boardlab.learn.net import NetworkEvaluator, load_network
+from boardlab.nn.net import NetworkEvaluator, load_network
 
 
 class CutNet:

@@ -9,7 +9,7 @@ import random
 
 import boardlab
 from boardlab.agents import make_agent
-from boardlab.learn.net import Network, NetworkEvaluator
+from boardlab.nn.net import Network, NetworkEvaluator
 
 g = boardlab.make("ctor(size=8)")
 ev = NetworkEvaluator(g, Network.load("/tmp/exp/ctor8net-26410.npz"))

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 import boardlab
-from boardlab.learn.features import BoardFeatures
+from boardlab.nn.features import BoardFeatures
 
 for spec, path in (("carteso(size=11)", sys.argv[1]), ("rumbo(size=11)", sys.argv[2])):
     features = BoardFeatures(boardlab.make(spec))

@@ -1,7 +1,7 @@
 """The search's shortcuts change nothing: the unchecked apply, Cartagena's quicker
 rollout, ranking and redeal, and whole ISMCTS games recorded before them.
 
-See also tests/test_mcts_speed.py (the tree statistics in arrays).
+See also tests/test_mcts_tree_arrays.py (the tree statistics in arrays).
 """
 from __future__ import annotations
 

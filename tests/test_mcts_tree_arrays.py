@@ -15,7 +15,8 @@ import pytest
 
 import boardlab
 from boardlab.agents import make_agent, mcts_tree
-from boardlab.agents.mcts import MCTS, Node
+from boardlab.agents.mcts import MCTS
+from boardlab.agents.search_node import Node
 from boardlab.agents.search_state import state_from_view
 from boardlab.arena.game_runner import run_game
 
@@ -243,16 +244,16 @@ def test_a_long_search_extends_the_log_table_and_still_counts_every_visit():
 
 
 def test_a_move_proven_lost_after_a_pass_is_skipped_from_the_next_pass_on():
-    from boardlab.agents.mcts import _prove
+    from boardlab.agents.solver import prove
     node = Node()
     node.stats = {0: [5, 4.0, 9], 1: [2, -1.0, 9], 2: [2, 1.0, 9]}      # UCB: 2, then 0
     node.know_legal([0, 1, 2], 0, keep=True)
     for action in (0, 1, 2):
         node.children[action] = Node()
     node.children[1].proven = (-1.0, 1.0)
-    assert not _prove(node, 1, [0, 1, 2], 0, (-1.0, 1.0))
+    assert not prove(node, 1, [0, 1, 2], 0, (-1.0, 1.0))
     assert node.choose(1.4, random.Random(1))[0] == 2
     node.children[2].proven = (-1.0, 1.0)
-    assert not _prove(node, 2, [0, 1, 2], 0, (-1.0, 1.0))
+    assert not prove(node, 2, [0, 1, 2], 0, (-1.0, 1.0))
     assert node.lost == {1, 2}
     assert node.choose(1.4, random.Random(1))[0] == 0

@@ -66,7 +66,7 @@ def _view_scalars(view: dict) -> dict:
 def first_positions(game: Game, plies: int = _SCHEMA_PLIES, seed: int = 0) -> list[State]:
     """The first positions of one seeded random game (chance resolved)."""
     rng, state = random.Random(seed), game.new_initial_state(seed=seed)
-    states = []
+    states: list[State] = []
     while not state.is_terminal() and len(states) < plies:
         if state.is_chance():
             state.apply(state.sample_chance(rng))

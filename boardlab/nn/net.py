@@ -1,7 +1,7 @@
 """A small policy/value network evaluated with numpy alone (no framework at play time).
 
 The network (trained by ``boardlab train``, see docs/learning.md) reads the planes of
-:class:`~boardlab.learn.features.BoardFeatures` and gives
+:class:`~boardlab.nn.features.BoardFeatures` and gives
 
 - ``logits``: one score per action number of the game (``game.num_actions``); the
   search turns those of the legal actions into priors (a softmax);
@@ -14,13 +14,14 @@ head (a 1x1 convolution to 2 planes, a dense layer to the logits) and a value he
 
 Weights live in ``.npz`` files with their metadata (the game spec they were trained
 for, the feature layout, how they were trained); those shipped with boardlab are in
-``boardlab/learn/weights`` and found by the game's spec (:func:`load_network`).
+``boardlab/nn/weights`` and found by the game's spec (:func:`load_network`).
 """
 from __future__ import annotations
 
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -107,7 +108,7 @@ class Network:
 
     # Files ---------------------------------------------------------------------------
     @classmethod
-    def load(cls, path: str | Path) -> "Network":
+    def load(cls, path: str | Path) -> Network:
         path = Path(path)
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -119,8 +120,8 @@ class Network:
 
     @staticmethod
     def save(path: str | Path, arrays: dict, meta: dict) -> None:
-        np.savez_compressed(path, meta=np.array(json.dumps(meta, sort_keys=True)),
-                            **{k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()})
+        planes: dict[str, Any] = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
+        np.savez_compressed(path, meta=np.array(json.dumps(meta, sort_keys=True)), **planes)
 
     # The forward pass ----------------------------------------------------------------
     def forward(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -183,7 +184,7 @@ def load_network(game: Game, name: str = "", features: BoardFeatures | None = No
     return network
 
 
-_LIMITS = []
+_LIMITS: list[Any] = []        # the limit in force, kept alive
 
 
 def _one_blas_thread() -> None:
@@ -192,7 +193,7 @@ def _one_blas_thread() -> None:
     0.34 ms a forward pass on Carteso 9x9 with one thread, 2.3 ms with two on a loaded
     2-core machine). Search runs one agent per core."""
     if not _LIMITS:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
         _LIMITS.append(threadpool_limits(limits=1, user_api="blas"))
 
 

@@ -1,13 +1,13 @@
 """A network's input: board planes and scalar planes built only from one seat's view.
 
-:class:`BoardFeatures` reads a view through the interop adapters' :class:`ViewEncoder`
-(the seat, who acts, the board's pieces and marks, every number of the view) and lays
-it out for a convolutional network: one ``height x width`` plane per piece code and
-per mark of the board, then one constant plane per scalar (the encoder's header and
-numbers, each multiplied by its ``scale``). It needs a ``square`` or ``torus`` board
-whose ``cells`` list the board row by row (every such game here does); nothing is
-read from the game's name or its hidden state, so a seat's features never depend on
-what it cannot see.
+:class:`BoardFeatures` reads a view through :class:`ViewEncoder`, which the interop
+adapters share (the seat, who acts, the board's pieces and marks, every number of the
+view), and lays it out for a convolutional network: one ``height x width`` plane per
+piece code and per mark of the board, then one constant plane per scalar (the
+encoder's header and numbers, each multiplied by its ``scale``). It needs a ``square``
+or ``torus`` board whose ``cells`` list the board row by row (every such game here
+does); nothing is read from the game's name or its hidden state, so a seat's features
+never depend on what it cannot see.
 
 >>> import boardlab
 >>> game = boardlab.make("carteso(size=5)")
@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.errors import BoardlabError
 from ..core.game import Game
-from ..interop.encoding import ViewEncoder
+from .encoding import ViewEncoder
 
 
 class BoardFeatures:
