@@ -6,7 +6,7 @@ unit and units of lower floors only: every import counts, those inside functions
 (lazy imports) included. A few rules say more than the order: the games are reached
 through the registry (above ``games`` only the compiled-kernel interface
 ``games/kernels.py`` is imported by name), ``checks`` are imported only by the CLI,
-nothing imports the CLI, and a ``client`` (a program that talks to a server) never
+nothing imports the CLI, and a ``clients`` module (a program that talks to a server) never
 imports ``server``.
 """
 import ast
@@ -28,15 +28,15 @@ FLOORS = (
     ("arena", "interop", "warmup"),
     ("learn",),        # training: self-play through agents, gating duels through arena
     ("server",),
-    ("client",),       # programs that talk to a server (``boardlab connect``)
+    ("clients",),      # programs that talk to a server (``boardlab connect``)
     ("checks",),       # soaks, load and secrets checks, benchmarks, reliability probes
     ("cli",),          # the ``boardlab`` command, with its terminal UI and report
 )
 #: Top-level modules that are part of a unit of another name (the others are units of
-#: their own name): the CLI's ``__main__``, terminal UI and ``boardlab report``; the
-#: checks and the benchmark while they still live at the top (they move to ``checks/``).
+#: their own name): the CLI's ``__main__``, terminal UI and ``boardlab report``; and the
+#: speed benchmark, which stays at the top because ``boardlab report`` reads it too.
 MODULE_UNITS = {"__init__": "boardlab", "__main__": "cli", "terminal": "cli", "report": "cli",
-                "bench": "checks", "reliability": "checks"}
+                "bench": "checks"}
 #: The one module of ``games`` that units above it import by name: the compiled-kernel
 #: interface (random numbers and flood fills the compiled search inlines).
 GAMES_INTERFACE = {"boardlab.games", "boardlab.games.kernels"}
@@ -194,7 +194,7 @@ def test_nothing_imports_the_cli():
 
 def test_a_client_does_not_import_the_server():
     for path, unit, module, target in imports_by_unit():
-        if unit == "client":
+        if unit == "clients":
             assert target != "server", f"{path.relative_to(ROOT)} imports {module}"
 
 
@@ -280,7 +280,7 @@ def test_the_check_itself_sees_the_cli_as_a_module_or_a_package(tmp_path):
 
 # No game names or probes outside the games ---------------------------------------------
 #: the units whose code must not name a game or probe a game for features
-OUTER_UNITS = ("nn", "agents", "arena", "interop", "learn", "warmup", "server", "client",
+OUTER_UNITS = ("nn", "agents", "arena", "interop", "learn", "warmup", "server", "clients",
                "checks", "cli")
 
 
