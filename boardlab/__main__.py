@@ -3,4 +3,5 @@ import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":        # importing it (e.g. to read its docstring) runs nothing
+    sys.exit(main())
