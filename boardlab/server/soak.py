@@ -663,7 +663,7 @@ def concurrency(spec: str, trials: int = 1000, db: str | None = None,
 def _serve(host: str, port: str, db: str, limits: str) -> int:
     """`boardlab serve` with other flood limits (see :class:`ServerProcess`)."""
     from .app import serve
-    from .live import Limits
+    from .clients import Limits
     return serve(host, int(port), db, Limits(**json.loads(limits)))
 
 
