@@ -40,11 +40,11 @@ async def create_game(request: Request) -> JSONResponse:
     seed = _seed(data.get("seed"))
     clock = _clock(data.get("clock"))
     if not isinstance(data.get("hotseat", False), bool):
-        raise ApiError(400, "bad_request", "'hotseat' must be true or false")
+        raise ApiError("bad_request", "'hotseat' must be true or false")
     try:
         seats, tokens = parse_seats(game, data["seats"], data.get("hotseat", False))
     except SeatError as error:
-        raise ApiError(400, "bad_seats", str(error)) from None
+        raise ApiError("bad_seats", str(error)) from None
     room = await hub_of(request).create(game.spec, seats, seed, clock)
     listed = public_seats(game, seats)
     for seat, token in tokens.items():
@@ -68,7 +68,7 @@ def _count_create(request: Request) -> None:
             windows.clear()
         window = windows[address] = Window(hub.limits.creates_per_minute, 60.0, hub.clock)
     if not window.allow():
-        raise ApiError(429, "rate_limited", f"at most {window.count} games a minute from "
+        raise ApiError("rate_limited", f"at most {window.count} games a minute from "
                        f"one address")
 
 
@@ -76,7 +76,7 @@ async def list_games(request: Request) -> JSONResponse:
     """GET /api/games?limit=N: the newest games, public facts only."""
     limit = request.query_params.get("limit", "50")
     if not limit.isdigit() or not 1 <= int(limit) <= 200:
-        raise ApiError(400, "bad_request", "limit must be a number from 1 to 200")
+        raise ApiError("bad_request", "limit must be a number from 1 to 200")
     rows = await asyncio.to_thread(hub_of(request).store.listing, int(limit))
     return JSONResponse({"games": [_listed(row) for row in rows]})
 
@@ -112,7 +112,7 @@ async def game_sgf(request: Request) -> Response:
     try:
         game = room.driver.game
         if "sgf" not in game.record_formats:
-            raise ApiError(404, "no_sgf", f"this game's records come as "
+            raise ApiError("no_sgf", f"this game's records come as "
                            f"{', '.join(game.record_formats)}, not SGF")
         record = await _record(room)
         return Response(game.sgf(record), media_type="application/x-go-sgf",
@@ -126,7 +126,7 @@ async def _record(room) -> dict:
     """The room's full record, once the game is over (409 not_over)."""
     async with room.lock:
         if not room.over:
-            raise ApiError(409, "not_over", "the record is available once the game is over")
+            raise ApiError("not_over", "the record is available once the game is over")
         return room.record(players(room.seats))
 
 
@@ -139,18 +139,17 @@ async def analyse_game(request: Request) -> JSONResponse:
         data = await body(request, required={"at"}, optional={"seconds", "token"})
         at, seconds, token = data["at"], data.get("seconds", 1.0), data.get("token")
         if isinstance(at, bool) or not isinstance(at, int) or at < 0:
-            raise ApiError(400, "bad_request", "'at' is a history length (an integer >= 0)")
+            raise ApiError("bad_request", "'at' is a history length (an integer >= 0)")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
                 not 0 < seconds <= MAX_ANALYSIS:
-            raise ApiError(400, "bad_request", f"'seconds' is a number above 0 and at most "
+            raise ApiError("bad_request", f"'seconds' is a number above 0 and at most "
                            f"{MAX_ANALYSIS:g}")
         if token is not None and not isinstance(token, str):
-            raise ApiError(400, "bad_request", "'token' is a seat token")
+            raise ApiError("bad_request", "'token' is a seat token")
         try:
             answer = await room.positions.analyse(at, float(seconds), token)
         except ProtocolError as error:
-            status = {"forbidden": 403, "busy": 429}.get(error.code, 400)
-            raise ApiError(status, error.code, error.message) from None
+            raise ApiError(error.code, error.message) from None
         return JSONResponse(answer)
     finally:
         hub.release(room)
@@ -163,7 +162,7 @@ async def join_game(request: Request) -> JSONResponse:
         data = await body(request, required={"seat"})
         token = await room.seating.take(data["seat"])
     except SeatError as error:
-        raise ApiError(409, "not_open", str(error)) from None
+        raise ApiError("not_open", str(error)) from None
     finally:
         hub.release(room)
     return JSONResponse({"id": room.id, "seat": data["seat"], "token": token,
@@ -174,7 +173,7 @@ async def join_game(request: Request) -> JSONResponse:
 def _seed(seed) -> int | None:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                              or not 0 <= seed <= MAX_SEED):
-        raise ApiError(400, "bad_request", f"'seed' is an integer from 0 to {MAX_SEED}")
+        raise ApiError("bad_request", f"'seed' is an integer from 0 to {MAX_SEED}")
     return seed
 
 
@@ -185,7 +184,7 @@ def _clock(clock) -> dict | None:
     if not isinstance(clock, dict) or set(clock) != {"base", "increment"} or \
             not _seconds(clock["base"], 0) or clock["base"] == 0 or \
             not _seconds(clock["increment"], 0):
-        raise ApiError(400, "bad_clock", f"'clock' is null or {{\"base\": SECONDS, "
+        raise ApiError("bad_clock", f"'clock' is null or {{\"base\": SECONDS, "
                        f"\"increment\": SECONDS}} (0 < base, 0 <= increment, both at most "
                        f"{MAX_CLOCK})")
     return {"base": float(clock["base"]), "increment": float(clock["increment"])}

@@ -1,8 +1,8 @@
 """The REST lobby's common ground: its errors, request bodies, game specs and URLs, and
 the routes that describe the games (the catalog, one game's facts).
 
-A refused request raises :class:`ApiError` (an HTTP status and a code of the one error
-catalogue, messages.CODES); :func:`api_error` answers it as ``{"error": {"code",
+A refused request raises :class:`ApiError` (a code of the one error catalogue,
+messages.CODES, with its HTTP status); :func:`api_error` answers it as ``{"error": {"code",
 "message"}}``.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ..core.errors import BoardlabError
 from ..core.game import Game
 from ..core.registry import games as game_classes, make
 from .hub import Hub
+from .messages import HTTP_STATUS
 from .room import Room
 
 MAX_BODY = 16384             # bytes of a REST request body
@@ -28,11 +29,12 @@ AI_LEVELS = 5                # an AI seat's level N is mcts(level=N)
 
 
 class ApiError(Exception):
-    """A refused REST request: HTTP status, a code and a message."""
+    """A refused REST request: a code of the catalogue and a message; its HTTP status is
+    the code's (messages.HTTP_STATUS)."""
 
-    def __init__(self, status: int, code: str, message: str):
+    def __init__(self, code: str, message: str):
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message = HTTP_STATUS[code], code, message
 
 
 async def api_error(request: Request, error: ApiError) -> JSONResponse:
@@ -55,7 +57,7 @@ async def room_of(request: Request) -> tuple[Hub, Room]:
     hub = hub_of(request)
     room = await find_room(hub, request.path_params["game_id"])
     if room is None:
-        raise ApiError(404, "not_found", "no such game")
+        raise ApiError("not_found", "no such game")
     return hub, room
 
 
@@ -65,13 +67,13 @@ async def body(request: Request, required: set, optional: set = frozenset()) -> 
     async for chunk in request.stream():
         data += chunk
         if len(data) > MAX_BODY:
-            raise ApiError(413, "too_large", f"a request body holds at most {MAX_BODY} bytes")
+            raise ApiError("too_large", f"a request body holds at most {MAX_BODY} bytes")
     try:
         data = json.loads(data)
     except ValueError:
-        raise ApiError(400, "bad_json", "the body is not JSON") from None
+        raise ApiError("bad_json", "the body is not JSON") from None
     if not isinstance(data, dict) or not required <= set(data) <= required | optional:
-        raise ApiError(400, "bad_request", f"a JSON object with {', '.join(sorted(required))}"
+        raise ApiError("bad_request", f"a JSON object with {', '.join(sorted(required))}"
                        f"{' and optionally ' + ', '.join(sorted(optional)) if optional else ''}")
     return data
 
@@ -79,11 +81,11 @@ async def body(request: Request, required: set, optional: set = frozenset()) -> 
 def configured_game(spec) -> Game:
     """The game of a request's spec (400 bad_spec)."""
     if not isinstance(spec, str) or not 0 < len(spec) <= MAX_SPEC:
-        raise ApiError(400, "bad_spec", f"'spec' is a game spec of 1 to {MAX_SPEC} characters")
+        raise ApiError("bad_spec", f"'spec' is a game spec of 1 to {MAX_SPEC} characters")
     try:
         return make(spec)
     except BoardlabError as error:
-        raise ApiError(400, "bad_spec", str(error)) from None
+        raise ApiError("bad_spec", str(error)) from None
 
 
 def ws_url(request: Request, game_id: str, token: str | None = None) -> str:
