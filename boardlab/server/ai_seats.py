@@ -31,7 +31,7 @@ def unclocked(view: dict) -> dict:
 class AiSeats:
     """The AI seats of one room that are thinking now."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
         self.thinking: set[int] = set()
 

@@ -13,7 +13,7 @@ import asyncio
 import json
 import logging
 from collections import deque
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -38,7 +38,7 @@ def chat_message(entry: ChatMessage) -> dict:
     """The ``chat`` message of a stored chat message."""
     created = entry.created
     if created.tzinfo is not None:
-        created = created.astimezone(timezone.utc).replace(tzinfo=None)
+        created = created.astimezone(UTC).replace(tzinfo=None)
     return {"type": "chat", "channel": entry.channel, "from": entry.sender,
             "text": entry.text, "at": created.isoformat(timespec="seconds") + "Z"}
 
@@ -46,9 +46,9 @@ def chat_message(entry: ChatMessage) -> dict:
 class Chat:
     """The chat of one room: how many messages it has, and the newest kept."""
 
-    def __init__(self, room: "Room", count: int = 0, kept: list[ChatMessage] = ()):
+    def __init__(self, room: Room, count: int = 0, kept: list[ChatMessage] | None = None):
         self.room = room
-        self.reload(count, list(kept))
+        self.reload(count, kept or [])
 
     def reload(self, count: int, kept: list[ChatMessage]) -> None:
         """The chat as the database has it: ``count`` messages, the newest ``kept``."""
@@ -105,7 +105,7 @@ class Chat:
         store, game_id = self.room.hub.store, self.room.id
         for _ in range(2):
             entry = ChatMessage(self.count, channel, team, sender, text,
-                                datetime.now(timezone.utc))
+                                datetime.now(UTC))
             try:
                 await asyncio.to_thread(store.add_chat, game_id, entry)
             except Conflict:

@@ -30,7 +30,7 @@ class Limits:
     analyses: int = 2
 
     @classmethod
-    def off(cls) -> "Limits":
+    def off(cls) -> Limits:
         """No flood limits (for load checks); analyses stay capped."""
         return cls(frames_per_second=None, chat_messages=None, creates_per_minute=None)
 
@@ -38,7 +38,7 @@ class Limits:
 class TokenBucket:
     """``rate`` tokens a second, at most ``burst`` saved up (on the server's clock)."""
 
-    def __init__(self, rate: float | None, burst: int, clock: "Clock"):
+    def __init__(self, rate: float | None, burst: int, clock: Clock):
         self.rate, self.burst, self.clock = rate, burst, clock
         self.tokens, self.at = float(burst), clock.now()
 
@@ -58,7 +58,7 @@ class TokenBucket:
 class Window:
     """At most ``count`` events in any ``seconds`` (on the server's clock)."""
 
-    def __init__(self, count: int | None, seconds: float, clock: "Clock"):
+    def __init__(self, count: int | None, seconds: float, clock: Clock):
         self.count, self.seconds, self.clock = count, seconds, clock
         self.times: deque[float] = deque()
 
@@ -91,7 +91,7 @@ class Client:
     MAX_BACKLOG = 256      # a client this far behind is dropped (it reconnects and syncs)
 
     def __init__(self, seats: tuple[int, ...], limits: Limits | None = None,
-                 clock: "Clock | None" = None):
+                 clock: Clock | None = None):
         self.seats = seats
         self.focus = seats[0] if seats else None
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()

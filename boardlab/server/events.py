@@ -7,7 +7,7 @@ small values, and the room's one ``publish`` (room.py) turns them into frames, i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .clients import Client
@@ -25,7 +25,7 @@ class Reply:
 class Send:
     """A message to one connection."""
 
-    client: "Client"
+    client: Client
     message: dict
 
 
@@ -49,7 +49,7 @@ class Sync:
     """A full sync: to ``client`` (of ``seat``, else the seat it would be updated with),
     or to every connection when ``client`` is None."""
 
-    client: "Client | None"
+    client: Client | None
     seat: int | None = None
 
 
@@ -57,7 +57,7 @@ class Sync:
 class ChatLine:
     """A stored chat message, to the connections that may read its channel."""
 
-    entry: "ChatMessage"
+    entry: ChatMessage
 
 
 @dataclass(frozen=True)
@@ -67,5 +67,5 @@ class Announce:
     what: str
 
 
-Event = Union[Reply, Send, Tell, Update, Sync, ChatLine, Announce]
+Event = Reply | Send | Tell | Update | Sync | ChatLine | Announce
 Events = list[Event]      # a handler's answer: the events to publish, in order

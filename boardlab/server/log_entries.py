@@ -55,7 +55,7 @@ class LogEntry:
         return _TEXTS[self.kind]
 
     @classmethod
-    def decode(cls, text: str) -> "LogEntry":
+    def decode(cls, text: str) -> LogEntry:
         """The entry stored as ``text`` (LogEntryError for an unknown server entry)."""
         kind = _KINDS.get(text)
         if kind is not None:

@@ -109,7 +109,7 @@ class Offers:
             self.standing.clear()
 
 
-def _others_are_ais(room: "Room", team: int) -> tuple[list[int], bool]:
+def _others_are_ais(room: Room, team: int) -> tuple[list[int], bool]:
     """The seats of the other teams, and whether each of them is an AI."""
     game = room.driver.game
     others = [seat for index, members in enumerate(game.teams) if index != team
@@ -120,7 +120,7 @@ def _others_are_ais(room: "Room", team: int) -> tuple[list[int], bool]:
 class Drawer:
     """Draw offers: made, declined, and (through the log's ``!draw``) accepted."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
 
     def standing(self) -> str | None:
@@ -167,10 +167,12 @@ class Drawer:
         if standing:
             room.offers.note(DRAW, team)
         what = "offered" if offer else "declined"
-        events = [Tell({"type": "draw", "version": room.version, "by": room.name(seat),
-                        "event": what, "draw_offer": None if team is None
-                        else room.driver.game.team_names[team]})]
-        return events + [Announce(f"draw:{what}:{seat}")] if announce else events
+        events: Events = [Tell({"type": "draw", "version": room.version, "by": room.name(seat),
+                                "event": what, "draw_offer": None if team is None
+                                else room.driver.game.team_names[team]})]
+        if announce:
+            events.append(Announce(f"draw:{what}:{seat}"))
+        return events
 
     def check_accept(self, seat: int) -> None:
         """ProtocolError ``no_draw`` unless the other side's draw offer stands (the
@@ -185,7 +187,7 @@ class Drawer:
 class Takebacker:
     """Undos: a seat takes its last move back, only against AIs (which accept at once)."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
 
     def target(self, seat: int) -> int:
@@ -211,7 +213,7 @@ class Takebacker:
 class Rematcher:
     """Rematches: a new game of the same spec and clock, every seat moved one place on."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
 
     async def on_rematch(self, client: Client, message: Message) -> Events:
@@ -239,7 +241,8 @@ class Rematcher:
     async def _create(self, game_id: str) -> Events:
         room = self.room
         count, present = len(room.seats), {s for c in room.clients for s in c.seats}
-        tokens, seats = {}, [None] * count
+        tokens: dict[str, str] = {}
+        seats: list[dict] = [{}] * count
         for number, seat in enumerate(room.seats):
             if seat["kind"] == HUMAN and number in present:
                 token = tokens.setdefault(seat["token"], new_token())
@@ -249,9 +252,9 @@ class Rematcher:
             seats[(number + 1) % count] = dict(seat)
         await room.hub.create(room.spec, seats, None, room.clock, game_id)
         room.rematch = game_id
-        events = []
+        events: Events = []
         for other in list(room.clients):
-            message = {"type": "rematch", "id": game_id}
+            message: dict = {"type": "rematch", "id": game_id}
             if other.seats:
                 message.update(seats=sorted((s + 1) % count for s in other.seats),
                                token=tokens[room.seats[other.seats[0]]["token"]])

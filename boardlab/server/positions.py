@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class Positions:
     """Replays of one room's earlier positions."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
 
     async def on_look(self, client: Client, message: Message) -> Events:

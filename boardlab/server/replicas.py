@@ -32,7 +32,7 @@ CHANGES = ("action", "seats", "chat")   # what a room reads again after a missed
 class Replica:
     """One room's catch-up on the changes other server processes committed."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
 
     async def catch_up(self, what: str) -> None:
@@ -94,7 +94,7 @@ class Replica:
 class Listener:
     """A hub's LISTEN connection: other processes' notices reach the rooms in memory."""
 
-    def __init__(self, hub: "Hub"):
+    def __init__(self, hub: Hub):
         self.hub = hub
         self.fanout: fanout.Listener | None = None
 
@@ -106,7 +106,7 @@ class Listener:
         self.fanout.start()
         try:
             await asyncio.wait_for(self.fanout.ready.wait(), LISTEN_WAIT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log.warning("no LISTEN connection after %d s: other server processes' moves "
                         "reach this one's clients once it connects", LISTEN_WAIT)
 

@@ -61,7 +61,8 @@ async def room_of(request: Request) -> tuple[Hub, Room]:
     return hub, room
 
 
-async def body(request: Request, required: set, optional: set = frozenset()) -> dict:
+async def body(request: Request, required: set[str],
+               optional: set[str] | frozenset[str] = frozenset()) -> dict:
     """The request's JSON object, at most MAX_BODY bytes, with exactly the fields allowed."""
     data = b""
     async for chunk in request.stream():

@@ -57,7 +57,7 @@ def time_control(clock: dict | None) -> TimeControl:
 class Room:
     """One game in memory: its driver (the replay of its log), clients and collaborators."""
 
-    def __init__(self, hub: "Hub", game_id: str, spec: str, seed: int, seats: list[dict],
+    def __init__(self, hub: Hub, game_id: str, spec: str, seed: int, seats: list[dict],
                  actions: list[Action], clock: dict | None = None,
                  rematch: str | None = None, chat: tuple[int, list[ChatMessage]] = (0, [])):
         self.hub, self.id, self.seed, self.seats = hub, game_id, seed, seats
@@ -280,8 +280,9 @@ class Room:
         self.logged(action)
         self.offers.clear()                     # an offer stands until the next action
         self.turns.restart(seat if entry.played else None, reset=entry.kind is Kind.UNDO)
-        acked = [Reply(self._ack(key))] if client is not None and key is not None else []
-        self.publish(acked + [Update(before)], client)
+        events: Events = [Reply(self._ack(key))] if client is not None and key is not None \
+            else []
+        self.publish([*events, Update(before)], client)
         self.start()
 
     async def _store(self, action: Action) -> None:
@@ -305,28 +306,27 @@ class Room:
     def publish(self, events: Events, client: Client | None = None) -> None:
         """Send ``events`` in order (``client``: the connection whose message they answer)."""
         for event in events:
-            kind = type(event)
-            if kind is Update:
+            if isinstance(event, Update):
                 self._broadcast(event.before)
-            elif kind is Reply:
+            elif isinstance(event, Reply) and client is not None:
                 client.send(event.message)
-            elif kind is Send:
+            elif isinstance(event, Send):
                 event.client.send(event.message)
-            elif kind is Tell:
+            elif isinstance(event, Tell):
                 text = json.dumps(event.message)
                 for other in list(self.clients):
                     other.send_text(text)
-            elif kind is Sync:
+            elif isinstance(event, Sync):
                 for other in [event.client] if event.client is not None else list(self.clients):
                     self._sync(other, event.seat)
-            elif kind is ChatLine:
+            elif isinstance(event, ChatLine):
                 self.chat.deliver(event.entry)
-            elif kind is Announce:
+            elif isinstance(event, Announce):
                 if self.hub.store.shared:
                     self.hub.spawn(asyncio.to_thread(self.hub.store.announce, self.id,
                                                      event.what))
             else:
-                raise TypeError(f"not an event: {event!r}")
+                raise TypeError(f"not an event to publish here: {event!r}")
 
     def _broadcast(self, before: int) -> None:
         """An update to every client: its seat's view and the new entries' announcements

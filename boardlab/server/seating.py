@@ -22,7 +22,7 @@ log = logging.getLogger("boardlab.server")
 class Seating:
     """Seats given up and taken in one room (every change under the room's lock)."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
 
     async def leave(self, seat: int, key: str | None) -> Events:
@@ -43,7 +43,8 @@ class Seating:
     def given_up(self, seats: set[int], key: str | None) -> Events:
         """The connections that held ``seats`` no longer do (each told with ``left``);
         every connection gets the public seats."""
-        room, events = self.room, []
+        room = self.room
+        events: Events = []
         for client in list(room.clients):
             for seat in [s for s in client.seats if s in seats]:
                 client.seats = tuple(s for s in client.seats if s != seat)
@@ -51,8 +52,9 @@ class Seating:
                     client.focus = client.seats[0] if client.seats else None
                 events.append(Send(client, {"type": "left", "seat": seat, "key": key,
                                             "seats": list(client.seats)}))
-        return events + [Tell({"type": "seats", "version": room.version,
-                               "seats": public_seats(room.driver.game, room.seats)})]
+        events.append(Tell({"type": "seats", "version": room.version,
+                            "seats": public_seats(room.driver.game, room.seats)}))
+        return events
 
     async def take(self, seat) -> str:
         """Make open ``seat`` a person's; return its new token."""

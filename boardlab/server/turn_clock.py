@@ -23,7 +23,7 @@ RETRY = 1.0                # seconds before a loss on time that could not be sto
 class TurnClock:
     """The turn start times of a room's acting seats and its flag-fall watcher."""
 
-    def __init__(self, room: "Room"):
+    def __init__(self, room: Room):
         self.room = room
         self.started: dict[int, float] = {}    # when each acting seat's turn began
         self.timer: asyncio.Task | None = None
