@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
-                        String, Table, UniqueConstraint, create_engine, event, func, insert,
-                        inspect, select, text, update)
+                        String, Table, UniqueConstraint, bindparam, create_engine, event, func,
+                        insert, inspect, select, text, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
@@ -66,6 +66,13 @@ chat = Table(
     Column("created", DateTime(timezone=True), nullable=False),
     UniqueConstraint("game_id", "idx"),
 )
+
+
+#: the statements of an append, built once: building and keying them anew for every action
+#: cost about 0.2 ms of CPU an action (of about 0.4)
+APPEND = insert(actions)
+TOUCH = update(games).where(games.c.id == bindparam("game")) \
+    .values(status=bindparam("status"), updated=bindparam("updated"))
 
 
 class StoreError(BoardlabError):
@@ -165,11 +172,10 @@ class Store:
         now = _now()
         try:
             with self.engine.begin() as db:
-                db.execute(insert(actions).values(game_id=game_id, idx=index, seat=action.seat,
-                                                  move=action.move, key=action.key,
-                                                  clocks=action.clocks, created=now))
-                db.execute(update(games).where(games.c.id == game_id)
-                           .values(status=status, updated=now))
+                db.execute(APPEND, {"game_id": game_id, "idx": index, "seat": action.seat,
+                                    "move": action.move, "key": action.key,
+                                    "clocks": action.clocks, "created": now})
+                db.execute(TOUCH, {"game": game_id, "status": status, "updated": now})
                 self._announce(db, game_id, "action")
         except IntegrityError as error:
             raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
