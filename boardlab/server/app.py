@@ -12,6 +12,7 @@ import random
 import socket
 import threading
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -81,8 +82,8 @@ def create_app(db_url: str, ai_processes: int | None = None,
               Route("/api/games/{game_id}/analysis", analyse_game, methods=["POST"]),
               Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
               WebSocketRoute("/ws/{game_id}", game_socket)]
-    app = Starlette(routes=routes, lifespan=lifespan,
-                    exception_handlers={ApiError: api_error})
+    handlers: dict[Any, Any] = {ApiError: api_error}     # starlette types them loosely
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
     app.state.database = store.safe_url
     return app
 

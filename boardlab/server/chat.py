@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..core.errors import BoardlabError
 from .clients import Client
 from .events import ChatLine, Events, Sync
-from .messages import Message, ProtocolError, chat_text
+from .messages import Message, ProtocolError, chat_text, required
 from .store import ChatMessage, Conflict
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class Chat:
     async def on_chat(self, client: Client, message: Message) -> Events:
         """A chat message: checked, stored, then published to the connections its
         channel reaches."""
-        room, channel, seat = self.room, message.channel, message.seat
+        room, channel, seat = self.room, required(message.channel, "channel"), message.seat
         if seat is not None:
             room.hold(client, seat)
         elif client.seats:
@@ -87,11 +87,11 @@ class Chat:
             raise ProtocolError("forbidden", "spectators chat only on the spectators' "
                                 "channel")
         game = room.driver.game
-        team = game.team_of(seat) if channel == "team" else None
+        team = game.team_of(seat) if channel == "team" and seat is not None else None
         if team is not None and len(game.teams[team]) < 2:
             raise ProtocolError("bad_message", "the team channel is for games whose teams "
                                 "have several seats")
-        text = chat_text(message.text)
+        text = chat_text(required(message.text, "text"))
         if not client.chats.allow():
             raise ProtocolError("rate_limited", f"at most {client.chats.count} chat "
                                 f"messages in {client.chats.seconds:g} s")
@@ -125,7 +125,7 @@ class Chat:
         follows (with the chat it may now read)."""
         if not client.seats:
             raise ProtocolError("forbidden", "spectators read the spectators' chat always")
-        client.spectator_chat = message.on
+        client.spectator_chat = required(message.on, "on")
         return [Sync(client)]
 
     async def catch_up(self) -> Events:

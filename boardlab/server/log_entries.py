@@ -38,8 +38,8 @@ class LogEntry:
     """One log entry: its kind, the notation of a move, the history length of an undo."""
 
     kind: Kind
-    notation: str | None = None
-    target: int | None = None
+    notation: str = ""         # a move's notation
+    target: int = 0            # an undo's history length
 
     @property
     def played(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 MAX_FRAME = 4096           # bytes per client frame
 MAX_MOVE = 200             # characters of a move in notation
@@ -60,7 +61,7 @@ HTTP_STATUS = {
 }
 
 #: required fields (name -> type) and optional fields of each message type
-FIELDS = {
+FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
     "action": ({"seat": int, "move": str, "version": int, "key": str}, {}),
     "resign": ({"seat": int, "key": str}, {}),
     "sync": ({}, {"seat": int}),
@@ -106,6 +107,16 @@ class Message:
     text: str | None = None
     on: bool | None = None
     at: int | None = None
+
+
+T = TypeVar("T")
+
+
+def required(value: T | None, name: str) -> T:
+    """A field the message's type requires (``parse`` makes sure it is there)."""
+    if value is None:
+        raise ProtocolError("bad_message", f"this message needs {name}")
+    return value
 
 
 def chat_text(text: str) -> str:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from .clients import Client
 from .events import Announce, Events, Reply, Send, Tell
-from .messages import Message, ProtocolError
+from .messages import Message, ProtocolError, required
 from .seats import AI, HUMAN, OPEN, new_token, token_hash
 
 if TYPE_CHECKING:
@@ -129,12 +129,14 @@ class Drawer:
         return None if team is None else self.room.driver.game.team_names[team]
 
     async def on_offer(self, client: Client, message: Message) -> Events:
-        self.room.hold(client, message.seat)
-        return self._answer(message.seat, True)
+        seat = required(message.seat, "seat")
+        self.room.hold(client, seat)
+        return self._answer(seat, True)
 
     async def on_decline(self, client: Client, message: Message) -> Events:
-        self.room.hold(client, message.seat)
-        return self._answer(message.seat, False)
+        seat = required(message.seat, "seat")
+        self.room.hold(client, seat)
+        return self._answer(seat, False)
 
     def _answer(self, seat: int, offer: bool) -> Events:
         """Make or decline a draw offer (AI sides decline every offer at once)."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from . import ai
 from .clients import Client
 from .events import Events, Reply
-from .messages import Message, ProtocolError
+from .messages import Message, ProtocolError, required
 
 if TYPE_CHECKING:
     from .room import Room
@@ -22,7 +22,7 @@ class Positions:
     async def on_look(self, client: Client, message: Message) -> Events:
         """``client``'s view of the position after the first ``at`` history entries: the
         view of its focus seat (a spectator's: ``view(None)``), as that seat saw it then."""
-        room, at = self.room, message.at
+        room, at = self.room, required(message.at, "at")
         length = len(room.driver.state.history)
         if not 0 <= at <= length:
             raise ProtocolError("bad_message", f"'look' message: at is a history "

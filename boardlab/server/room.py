@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -32,7 +32,7 @@ from .chat import Chat
 from .clients import Client
 from .events import Announce, ChatLine, Events, Reply, Send, Sync, Tell, Update
 from .log_entries import DRAW, RESIGN, TIMEOUT, Kind, LogEntry, move, perform, undo
-from .messages import Message, ProtocolError
+from .messages import Message, ProtocolError, required
 from .offers import Drawer, Offers, Rematcher, Takebacker
 from .positions import Positions
 from .replicas import Replica
@@ -192,59 +192,64 @@ class Room:
         return [Sync(client, message.seat)]
 
     async def _on_action(self, client: Client, message: Message) -> Events:
-        if self._resent(client, message):
-            return [Reply(self._ack(message.key))]
-        await self.commit(message.seat, move(message.move), message.key, client)
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, move(required(message.move, "move")), key, client)
         return []
 
     async def _on_resign(self, client: Client, message: Message) -> Events:
-        if self._resent(client, message):
-            return [Reply(self._ack(message.key))]
-        await self.commit(message.seat, RESIGN, message.key, client)
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, RESIGN, key, client)
         return []
 
     async def _on_undo(self, client: Client, message: Message) -> Events:
-        if self._resent(client, message):
-            return [Reply(self._ack(message.key))]
-        entry = undo(self.takebacker.target(message.seat))
-        await self.commit(message.seat, entry, message.key, client)
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, undo(self.takebacker.target(seat)), key, client)
         return []
 
     async def _on_accept_draw(self, client: Client, message: Message) -> Events:
-        if self._resent(client, message):
-            return [Reply(self._ack(message.key))]
-        self.drawer.check_accept(message.seat)
-        await self.commit(message.seat, DRAW, message.key, client)
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        self.drawer.check_accept(seat)
+        await self.commit(seat, DRAW, key, client)
         return []
 
     async def _on_leave(self, client: Client, message: Message) -> Events:
         """Give a seat up; in a running game the seat resigns first."""
         if self.over:
-            self.hold(client, message.seat)
-            return await self.seating.leave(message.seat, message.key)
-        if self._resent(client, message):
-            return [Reply(self._ack(message.key))]
-        await self.commit(message.seat, RESIGN, message.key, client)
-        return await self.seating.leave(message.seat, message.key)
+            seat = required(message.seat, "seat")
+            self.hold(client, seat)
+            return await self.seating.leave(seat, message.key)
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, RESIGN, key, client)
+        return await self.seating.leave(seat, key)
 
-    def _resent(self, client: Client, message: Message) -> bool:
-        """Check an action message (ProtocolError when refused); whether its key was
-        accepted already (then it is acknowledged again, and nothing else happens)."""
-        self.hold(client, message.seat)
-        held = self.keys.get(message.key)
+    def _checked(self, client: Client, message: Message) -> tuple[int, str]:
+        """The seat and key of an action message that may be accepted, or acknowledged
+        again when its key was accepted already; ProtocolError when it is refused."""
+        seat, key = required(message.seat, "seat"), required(message.key, "key")
+        self.hold(client, seat)
+        held = self.keys.get(key)
         if held is not None and held[0] not in client.seats:
             raise ProtocolError("duplicate_key", "this key was used for another action")
         if held is not None:
-            return True
+            return seat, key
         if self.over:
             raise ProtocolError("game_over", "the game is over")
         if message.type == "action" and message.version != self.version:
             raise ProtocolError("stale_version", f"the game is at version {self.version}, "
                                 f"not {message.version}: sync and choose again")
-        if message.type == "action" and message.seat not in self.acting():
-            raise ProtocolError("not_your_turn", f"{self.name(message.seat)} does not act "
-                                f"now")
-        return False
+        if message.type == "action" and seat not in self.acting():
+            raise ProtocolError("not_your_turn", f"{self.name(seat)} does not act now")
+        return seat, key
 
     def _ack(self, key: str) -> dict:
         return {"type": "ack", "key": key, "version": self.keys[key][1]}
@@ -259,7 +264,7 @@ class Room:
         """
         before = len(self.driver.state.history)
         used = self.turns.used(seat) if entry.played and self.timed else None
-        if used is not None and used >= self.driver.clocks[seat]:
+        if used is not None and used >= self.turns.left(seat):
             await self.commit(seat, TIMEOUT)
             raise ProtocolError("out_of_time", f"{self.name(seat)}'s clock ran out: it "
                                 f"lost on time")
@@ -353,7 +358,8 @@ class Room:
         """What sync and update messages carry beside the view: the standing draw offer
         (a team name) and, with a clock, the seconds the acting seats have used so far
         in this turn (``view["clocks"]`` is their clock when the turn began)."""
-        extras = {"draw_offer": self.drawer.standing(), "rematch": self.rematch}
+        extras: dict[str, Any] = {"draw_offer": self.drawer.standing(),
+                                  "rematch": self.rematch}
         if self.timed:
             extras["elapsed"] = self.turns.elapsed()
         return extras

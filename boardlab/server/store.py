@@ -187,8 +187,9 @@ class Store:
                        .values(seats=seats, updated=_now()))
             self._announce(db, game_id, "seats")
 
-    def set_rematch(self, game_id: str, rematch_id: str) -> str:
-        """Record the game's rematch unless one is recorded already; the rematch's id."""
+    def set_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """Record the game's rematch unless one is recorded already; the rematch's id (None:
+        no such game)."""
         with self.engine.begin() as db:
             done = db.execute(update(games).where(games.c.id == game_id)
                               .where(games.c.rematch.is_(None))
@@ -231,7 +232,7 @@ class Store:
         count = select(func.count()).where(chat.c.game_id == game_id)
         with self.engine.connect() as db:
             rows = list(db.execute(query))
-            total = db.execute(count).scalar()
+            total = db.execute(count).scalar() or 0
         return total, [ChatMessage(row.idx, row.channel, row.team, row.sender, row.text,
                                    row.created) for row in reversed(rows)]
 

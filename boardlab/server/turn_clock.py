@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import TYPE_CHECKING
 
 from .log_entries import TIMEOUT
@@ -33,6 +34,11 @@ class TurnClock:
         now = self.room.hub.clock.now()
         return max(0.0, now - self.started.get(seat, now))
 
+    def left(self, seat: int) -> float:
+        """The seconds ``seat`` had on its clock when its turn began (no clock: infinity)."""
+        left = self.room.driver.clocks[seat]
+        return math.inf if left is None else left
+
     def elapsed(self) -> dict[str, float]:
         """The seconds each acting seat has used in this turn, by seat name."""
         names = self.room.driver.game.seat_names
@@ -54,8 +60,7 @@ class TurnClock:
         room = self.room
         if not room.timed or room.over or not self.started:
             return
-        clocks = room.driver.clocks
-        deadline = min(self.started[seat] + clocks[seat] for seat in self.started)
+        deadline = min(self.started[seat] + self.left(seat) for seat in self.started)
         self.timer = room.hub.spawn(self._watch(deadline))
 
     async def _watch(self, deadline: float) -> None:
@@ -66,7 +71,7 @@ class TurnClock:
                 return                          # an action came first
             self.timer = None
             late = [seat for seat in room.acting()
-                    if self.used(seat) >= room.driver.clocks[seat]]
+                    if self.used(seat) >= self.left(seat)]
             if not late:
                 self.arm()
                 return
