@@ -275,7 +275,8 @@ class Room:
         except (IllegalMoveError, NotationError) as error:
             raise ProtocolError("illegal_move", str(error)) from None
         except Exception:                       # a bug of the game: keep the log's position
-            log.exception("game %s: %r of seat %d broke the game", self.id, entry, seat)
+            log.exception("game %s: %r of seat %d broke the game", self.id, entry.encode(),
+                          seat)
             self.rebuild(list(self.actions))
             raise ProtocolError("server_error", "the server could not play this move; "
                                 "nothing changed") from None
