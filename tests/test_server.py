@@ -69,7 +69,7 @@ def reply(ws):
 
 def reference(db, game_id):
     """The game replayed from the stored log, outside the server (server entries too)."""
-    from boardlab.server.live import perform
+    from boardlab.server.log_entries import perform
     store = Store(db)
     row, log = store.game(game_id), store.log(game_id)
     store.dispose()

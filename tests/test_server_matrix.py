@@ -23,7 +23,7 @@ from starlette.websockets import WebSocketDisconnect
 import boardlab
 from boardlab.server import create_app
 from boardlab.server.app import STATIC
-from boardlab.server.live import Limits
+from boardlab.server.clients import Limits
 from boardlab.server.messages import FIELDS, MAX_FRAME
 from boardlab.server.store import Store
 

@@ -16,7 +16,7 @@ import boardlab
 from boardlab.core.errors import IllegalMoveError, RecordError
 from boardlab.core.record import check_record
 from boardlab.server import create_app
-from boardlab.server.live import Limits
+from boardlab.server.clients import Limits
 from boardlab.server.store import Store
 
 SECRET_CTOR = "ctor(size=8,teams=2v2,team_protocol=simultaneous,secret_squares=true)"

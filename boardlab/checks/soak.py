@@ -64,7 +64,7 @@ class SoakError(BoardlabError):
 class ServerProcess:
     """`boardlab serve` in its own process group, on 127.0.0.1, with output to files.
 
-    ``limits`` (a dict of :class:`~boardlab.server.live.Limits` fields, or None for the
+    ``limits`` (a dict of :class:`~boardlab.server.clients.Limits` fields, or None for the
     defaults) runs the same server with other flood limits, through this module's own
     ``serve`` entry point: the checks create games far faster than the 30 a minute one
     address may, and the durability and concurrency soaks send frames faster than a
@@ -663,7 +663,7 @@ def concurrency(spec: str, trials: int = 1000, db: str | None = None,
 def _serve(host: str, port: str, db: str, limits: str) -> int:
     """`boardlab serve` with other flood limits (see :class:`ServerProcess`)."""
     from ..server.app import serve
-    from ..server.live import Limits
+    from ..server.clients import Limits
     return serve(host, int(port), db, Limits(**json.loads(limits)))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 MAX_FRAME = 4096           # bytes per client frame
 MAX_MOVE = 200             # characters of a move in notation
@@ -19,10 +20,13 @@ MAX_CHAT = 500             # characters of a chat message (after control charact
 CHANNELS = ("players", "team", "spectators")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")    # all but tab and newline
 
+#: The one catalogue of error codes, of the WebSocket (``{"type": "error", "code"}``) and
+#: of the REST lobby (``{"error": {"code"}}``): code -> what it means.
 CODES = {
     "bad_message": "a frame that is not a valid message (JSON, type, fields)",
-    "too_large": f"a frame over {MAX_FRAME} bytes",
-    "forbidden": "the seat is not held by this connection (or a spectator tried to act)",
+    "too_large": f"a frame over {MAX_FRAME} bytes, or a request body over the REST limit",
+    "forbidden": "the seat is not held by this connection (or a spectator tried to act), "
+                 "or an analysis of a running game without a token holding every seat",
     "not_your_turn": "the seat does not act now",
     "stale_version": "the action was chosen at another version than the game's",
     "illegal_move": "the rules do not allow the move (the message says why)",
@@ -32,16 +36,32 @@ CODES = {
                     "a reveal or a draw of cards)",
     "no_draw": "no draw here (the game allows none, no offer to accept, or an offer "
                "already stands)",
-    "not_over": "a rematch is for a finished game",
+    "not_over": "a rematch, or a record, of a game that is not over",
     "no_seat": "the seat could not be given up (the server could not store it)",
     "duplicate_key": "the idempotency key was used for another seat's action",
-    "rate_limited": "too many messages (or chat messages) in a short time: the message "
-                    "was dropped",
+    "rate_limited": "too many messages (or chat messages, or games created) in a short "
+                    "time: the request was dropped",
     "server_error": "the server could not store the action; nothing changed",
+    "not_found": "no such game",
+    "bad_json": "a REST request body that is not JSON",
+    "bad_request": "a REST request with missing, unknown or out-of-range fields",
+    "bad_spec": "a game spec that names no game or sets a bad option",
+    "bad_seats": "seats that do not fit the game (count, kinds, an AI's agent spec)",
+    "bad_clock": "a clock that is not null or {base, increment} in range",
+    "no_sgf": "a record as SGF of a game whose records do not come as SGF",
+    "not_open": "a join of a seat that is not open",
+    "busy": "as many analyses as the server allows are running: try again later",
+}
+
+#: The HTTP status of every code the REST lobby answers with (the others are WebSocket only).
+HTTP_STATUS = {
+    "bad_json": 400, "bad_request": 400, "bad_spec": 400, "bad_seats": 400,
+    "bad_clock": 400, "forbidden": 403, "not_found": 404, "no_sgf": 404, "not_over": 409,
+    "not_open": 409, "too_large": 413, "rate_limited": 429, "busy": 429,
 }
 
 #: required fields (name -> type) and optional fields of each message type
-FIELDS = {
+FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
     "action": ({"seat": int, "move": str, "version": int, "key": str}, {}),
     "resign": ({"seat": int, "key": str}, {}),
     "sync": ({}, {"seat": int}),
@@ -87,6 +107,16 @@ class Message:
     text: str | None = None
     on: bool | None = None
     at: int | None = None
+
+
+T = TypeVar("T")
+
+
+def required(value: T | None, name: str) -> T:
+    """A field the message's type requires (``parse`` makes sure it is there)."""
+    if value is None:
+        raise ProtocolError("bad_message", f"this message needs {name}")
+    return value
 
 
 def chat_text(text: str) -> str:

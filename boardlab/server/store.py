@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
-                        String, Table, UniqueConstraint, create_engine, event, func, insert,
-                        inspect, select, text, update)
+                        String, Table, UniqueConstraint, bindparam, create_engine, event, func,
+                        insert, inspect, select, text, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
@@ -66,6 +66,13 @@ chat = Table(
     Column("created", DateTime(timezone=True), nullable=False),
     UniqueConstraint("game_id", "idx"),
 )
+
+
+#: the statements of an append, built once: building and keying them anew for every action
+#: cost about 0.2 ms of CPU an action (of about 0.4)
+APPEND = insert(actions)
+TOUCH = update(games).where(games.c.id == bindparam("game")) \
+    .values(status=bindparam("status"), updated=bindparam("updated"))
 
 
 class StoreError(BoardlabError):
@@ -165,11 +172,10 @@ class Store:
         now = _now()
         try:
             with self.engine.begin() as db:
-                db.execute(insert(actions).values(game_id=game_id, idx=index, seat=action.seat,
-                                                  move=action.move, key=action.key,
-                                                  clocks=action.clocks, created=now))
-                db.execute(update(games).where(games.c.id == game_id)
-                           .values(status=status, updated=now))
+                db.execute(APPEND, {"game_id": game_id, "idx": index, "seat": action.seat,
+                                    "move": action.move, "key": action.key,
+                                    "clocks": action.clocks, "created": now})
+                db.execute(TOUCH, {"game": game_id, "status": status, "updated": now})
                 self._announce(db, game_id, "action")
         except IntegrityError as error:
             raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
@@ -181,8 +187,9 @@ class Store:
                        .values(seats=seats, updated=_now()))
             self._announce(db, game_id, "seats")
 
-    def set_rematch(self, game_id: str, rematch_id: str) -> str:
-        """Record the game's rematch unless one is recorded already; the rematch's id."""
+    def set_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """Record the game's rematch unless one is recorded already; the rematch's id (None:
+        no such game)."""
         with self.engine.begin() as db:
             done = db.execute(update(games).where(games.c.id == game_id)
                               .where(games.c.rematch.is_(None))
@@ -225,7 +232,7 @@ class Store:
         count = select(func.count()).where(chat.c.game_id == game_id)
         with self.engine.connect() as db:
             rows = list(db.execute(query))
-            total = db.execute(count).scalar()
+            total = db.execute(count).scalar() or 0
         return total, [ChatMessage(row.idx, row.channel, row.team, row.sender, row.text,
                                    row.created) for row in reversed(rows)]
 

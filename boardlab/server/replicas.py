@@ -1,0 +1,126 @@
+"""Several server processes over one PostgreSQL database: catching up on the others' changes.
+
+Another process that commits something about a game sends a notice (fanout.py). The
+:class:`Listener` of each process hands it to the hub, which hands it to the game's room
+when the game is in memory (a game not in memory is read when it is loaded); the room's
+:class:`Replica` reads the change from the database under the room's lock and tells its
+own clients. What changed: ``action`` (new log entries), ``seats`` (a seat taken or given
+up, a rematch), ``chat``, or a draw event ``draw:offered:SEAT`` / ``draw:declined:SEAT``
+(offers are not stored).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from . import fanout
+from .events import Events, Sync, Tell, Update
+from .log_entries import UNDO_TEXT
+from .seats import OPEN
+
+if TYPE_CHECKING:
+    from .hub import Hub
+    from .room import Room
+
+log = logging.getLogger("boardlab.server")
+
+LISTEN_WAIT = 30             # seconds a starting server waits for its LISTEN connection
+CHANGES = ("action", "seats", "chat")   # what a room reads again after a missed notice
+
+
+class Replica:
+    """One room's catch-up on the changes other server processes committed."""
+
+    def __init__(self, room: Room):
+        self.room = room
+
+    async def catch_up(self, what: str) -> None:
+        """Another server process changed this game: read the change and tell this
+        process's clients."""
+        room = self.room
+        async with room.lock:
+            if what == "action":
+                await self.catch_up_actions()
+            elif what == "seats":
+                room.publish(await self._seats())
+            elif what == "chat":
+                room.publish(await room.chat.catch_up())
+            elif what.startswith("draw:"):
+                _, event, seat = what.split(":")
+                if seat.isdigit() and int(seat) < len(room.seats) and not room.over:
+                    room.publish(room.drawer.event(int(seat), event == "offered",
+                                                   announce=False))
+
+    async def catch_up_actions(self) -> None:
+        """Apply the log entries another process appended and update every client (lock
+        held); a log that does not extend this process's game is replayed from the start."""
+        room = self.room
+        actions = await asyncio.to_thread(room.hub.store.log, room.id)
+        if len(actions) <= room.version:
+            return
+        before, reset = len(room.driver.state.history), False
+        try:
+            for action in actions[room.version:]:
+                room.replay(action)
+                reset = reset or action.move.startswith(UNDO_TEXT)
+        except Exception:                       # cannot happen with one log: start over
+            log.exception("game %s: the log does not extend this process's game", room.id)
+            room.rebuild(actions)
+            events: Events = [Sync(None)]
+        else:
+            room.turns.restart(actions[-1].seat, reset=reset)
+            events = [Update(before)]
+        room.publish(events)
+        room.offers.clear()
+        room.start()
+
+    async def _seats(self) -> Events:
+        room = self.room
+        row = await asyncio.to_thread(room.hub.store.game, room.id)
+        if row is None:
+            return []
+        events: Events = []
+        if row.rematch and row.rematch != room.rematch:
+            room.rematch = row.rematch
+            events.append(Tell({"type": "rematch", "id": row.rematch}))
+        if row.seats == room.seats:
+            return events
+        room.seats = row.seats                  # seats given up through another process:
+        opened = {s for s, held in enumerate(room.seats) if held["kind"] == OPEN}
+        return events + room.seating.given_up(opened, None)
+
+
+class Listener:
+    """A hub's LISTEN connection: other processes' notices reach the rooms in memory."""
+
+    def __init__(self, hub: Hub):
+        self.hub = hub
+        self.fanout: fanout.Listener | None = None
+
+    async def start(self) -> None:
+        """Listen (before any game is loaded), waiting at most LISTEN_WAIT seconds."""
+        store = self.hub.store
+        self.fanout = fanout.Listener(fanout.conninfo(store.engine), self._notice,
+                                      self._resync)
+        self.fanout.start()
+        try:
+            await asyncio.wait_for(self.fanout.ready.wait(), LISTEN_WAIT)
+        except TimeoutError:
+            log.warning("no LISTEN connection after %d s: other server processes' moves "
+                        "reach this one's clients once it connects", LISTEN_WAIT)
+
+    async def _notice(self, game_id: str, what: str) -> None:
+        room = self.hub.games.get(game_id)
+        if room is not None:                    # a game not in memory is read when loaded
+            await room.replica.catch_up(what)
+
+    async def _resync(self) -> None:
+        """After a (re)connection: catch up on every game in memory."""
+        for room in list(self.hub.games.values()):
+            for what in CHANGES:
+                await room.replica.catch_up(what)
+
+    async def close(self) -> None:
+        if self.fanout is not None:
+            await self.fanout.close()

@@ -1,0 +1,366 @@
+"""A game room: one live game as an actor, with collaborators for everything else.
+
+The room owns its lock, its action log and the commit. Everything that changes a game
+happens on the event loop under the room's lock, so a client never sees a position that
+is not yet committed: a log entry is performed in memory, committed to the database, and
+only then acknowledged and published. A failed commit puts the game back as the log
+says. Every client message has one route (:attr:`Room.routes`, message type -> handler);
+a handler returns events (events.py) and the room's one :meth:`Room.publish` sends them.
+Each client only ever receives ``driver.view(seat)`` for a seat it holds, or
+``driver.view(None)`` as a spectator (an agreed draw and a loss on time are written into
+the view's ``result``).
+
+The collaborators, each in its module: the turn clock and flag-fall watcher
+(turn_clock.py), draw, undo and rematch offers (offers.py), chat (chat.py), AI seats
+(ai_seats.py), seats given up or taken (seating.py), earlier positions and analyses
+(positions.py), and other server processes' changes (replicas.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..core.driver import GameDriver, TimeControl, UndoError
+from ..core.errors import BoardlabError, IllegalMoveError, NotationError
+from ..core.registry import make
+from .ai_seats import AiSeats
+from .chat import Chat
+from .clients import Client
+from .events import Announce, ChatLine, Events, Reply, Send, Sync, Tell, Update
+from .log_entries import DRAW, RESIGN, TIMEOUT, Kind, LogEntry, move, perform, undo
+from .messages import Message, ProtocolError, required
+from .offers import Drawer, Offers, Rematcher, Takebacker
+from .positions import Positions
+from .replicas import Replica
+from .seating import Seating
+from .seats import seats_of
+from .store import ACTIVE, OVER, Action, ChatMessage, Conflict
+from .turn_clock import TurnClock
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+log = logging.getLogger("boardlab.server")
+
+
+def time_control(clock: dict | None) -> TimeControl:
+    """The driver's time control of a stored clock (None: correspondence, no clock)."""
+    if not clock:
+        return TimeControl()
+    return TimeControl(game=clock["base"], increment=clock["increment"])
+
+
+class Room:
+    """One game in memory: its driver (the replay of its log), clients and collaborators."""
+
+    def __init__(self, hub: Hub, game_id: str, spec: str, seed: int, seats: list[dict],
+                 actions: list[Action], clock: dict | None = None,
+                 rematch: str | None = None, chat: tuple[int, list[ChatMessage]] = (0, [])):
+        self.hub, self.id, self.seed, self.seats = hub, game_id, seed, seats
+        self.spec, self.clock, self.rematch = spec, clock, rematch
+        self.lock = asyncio.Lock()
+        self.clients: set[Client] = set()
+        self.turns, self.offers, self.chat = TurnClock(self), Offers(), Chat(self, *chat)
+        self.drawer, self.takebacker = Drawer(self), Takebacker(self)
+        self.rematcher, self.seating = Rematcher(self), Seating(self)
+        self.ai, self.positions, self.replica = AiSeats(self), Positions(self), Replica(self)
+        #: the one route of every client message type (messages.FIELDS)
+        self.routes = {
+            "action": self._on_action, "resign": self._on_resign, "undo": self._on_undo,
+            "accept_draw": self._on_accept_draw, "leave": self._on_leave,
+            "offer_draw": self.drawer.on_offer, "decline_draw": self.drawer.on_decline,
+            "rematch": self.rematcher.on_rematch, "sync": self._on_sync,
+            "chat": self.chat.on_chat, "spectator_chat": self.chat.on_spectator_chat,
+            "look": self.positions.on_look}
+        self.rebuild(actions)
+
+    # The log ------------------------------------------------------------------------------
+    def rebuild(self, actions: list[Action]) -> None:
+        """The driver and keys after replaying ``actions`` from the start."""
+        self.driver = GameDriver(make(self.spec), seed=self.seed,
+                                 time_control=time_control(self.clock))
+        self.actions: list[Action] = []
+        self.keys: dict[str, tuple[int, int]] = {}
+        for action in actions:
+            self.replay(action)
+        self.turns.restart()
+
+    def replay(self, action: Action) -> None:
+        """Perform a logged action (with its stored clocks) and log it in memory."""
+        perform(self.driver, action.seat, action.move)
+        if action.clocks is not None and self.timed:
+            self.driver.clocks = [float(c) for c in action.clocks]
+        self.logged(action)
+
+    def logged(self, action: Action) -> None:
+        self.actions.append(action)
+        if action.key:
+            self.keys[action.key] = (action.seat, self.version)
+
+    @property
+    def version(self) -> int:
+        """The number of accepted actions."""
+        return len(self.actions)
+
+    @property
+    def over(self) -> bool:
+        return self.driver.over
+
+    @property
+    def timed(self) -> bool:
+        return self.driver.time_control.game is not None
+
+    def acting(self) -> list[int]:
+        return self.driver.acting()
+
+    def name(self, seat: int) -> str:
+        return self.driver.game.seat_names[seat]
+
+    def view(self, seat: int | None) -> dict:
+        """``driver.view(seat)``, with a loss on time as its result's reason."""
+        return self.presented(seat)[0]
+
+    def presented(self, seat: int | None) -> tuple[dict, list[str]]:
+        """``view(seat)`` and the status lines of ``seat``, from one build of the view."""
+        view = self.driver.view(seat)
+        lines = self.driver.state.status_lines(seat, view)
+        if view["result"] and (self.driver.forfeit_info or {}).get("kind") == "time":
+            view["result"] = {**view["result"], "reason": "time"}
+        return view, lines
+
+    def record(self, players: list[str]) -> dict:
+        """The full record; an agreed draw replays as one (``agreed_draw``), and
+        ``meta.agreed_draw`` says it too."""
+        record = self.driver.record(players=players, meta={"server_game": self.id})
+        if self.driver.state.agreed_draw:
+            record["meta"]["agreed_draw"] = True
+        if self.clock:
+            record["meta"]["clock"] = dict(self.clock)
+        return record
+
+    def start(self) -> None:
+        """Let the game run: its AI seats think, its clock's flag-fall watcher waits."""
+        self.ai.schedule()
+        self.turns.arm()
+
+    # Clients --------------------------------------------------------------------------------
+    def seats_of(self, token: str | None) -> tuple[int, ...]:
+        """The seats ``token`` holds here."""
+        return seats_of(self.seats, token)
+
+    async def connect(self, client: Client) -> None:
+        """Add a client and send it a full sync."""
+        async with self.lock:
+            self.clients.add(client)
+            self._sync(client)
+
+    def disconnect(self, client: Client) -> None:
+        self.clients.discard(client)
+        self.hub.release(self)
+
+    async def public(self) -> tuple[int, dict]:
+        """The version and the spectators' view, at a committed version."""
+        async with self.lock:
+            return self.version, self.view(None)
+
+    def hold(self, client: Client, seat: int) -> None:
+        """ProtocolError ``forbidden`` unless ``client`` holds ``seat``."""
+        if seat not in client.seats:
+            raise ProtocolError("forbidden", f"this connection does not hold seat {seat}")
+
+    # The router -----------------------------------------------------------------------------
+    async def receive(self, client: Client, message: Message) -> None:
+        """A parsed client message: its route's handler runs under the lock and its events
+        are published; a refused message is answered with one typed error."""
+        handler = self.routes[message.type]
+        try:
+            async with self.lock:
+                self.publish(await handler(client, message), client)
+        except ProtocolError as error:
+            error.key = message.key
+            client.send(error.to_json())
+
+    async def _on_sync(self, client: Client, message: Message) -> Events:
+        """A full sync (of ``seat``, which the client must hold, when given)."""
+        if message.seat is not None:
+            self.hold(client, message.seat)
+            client.focus = message.seat
+        return [Sync(client, message.seat)]
+
+    async def _on_action(self, client: Client, message: Message) -> Events:
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, move(required(message.move, "move")), key, client)
+        return []
+
+    async def _on_resign(self, client: Client, message: Message) -> Events:
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, RESIGN, key, client)
+        return []
+
+    async def _on_undo(self, client: Client, message: Message) -> Events:
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, undo(self.takebacker.target(seat)), key, client)
+        return []
+
+    async def _on_accept_draw(self, client: Client, message: Message) -> Events:
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        self.drawer.check_accept(seat)
+        await self.commit(seat, DRAW, key, client)
+        return []
+
+    async def _on_leave(self, client: Client, message: Message) -> Events:
+        """Give a seat up; in a running game the seat resigns first."""
+        if self.over:
+            seat = required(message.seat, "seat")
+            self.hold(client, seat)
+            return await self.seating.leave(seat, message.key)
+        seat, key = self._checked(client, message)
+        if key in self.keys:
+            return [Reply(self._ack(key))]
+        await self.commit(seat, RESIGN, key, client)
+        return await self.seating.leave(seat, key)
+
+    def _checked(self, client: Client, message: Message) -> tuple[int, str]:
+        """The seat and key of an action message that may be accepted, or acknowledged
+        again when its key was accepted already; ProtocolError when it is refused."""
+        seat, key = required(message.seat, "seat"), required(message.key, "key")
+        self.hold(client, seat)
+        held = self.keys.get(key)
+        if held is not None and held[0] not in client.seats:
+            raise ProtocolError("duplicate_key", "this key was used for another action")
+        if held is not None:
+            return seat, key
+        if self.over:
+            raise ProtocolError("game_over", "the game is over")
+        if message.type == "action" and message.version != self.version:
+            raise ProtocolError("stale_version", f"the game is at version {self.version}, "
+                                f"not {message.version}: sync and choose again")
+        if message.type == "action" and seat not in self.acting():
+            raise ProtocolError("not_your_turn", f"{self.name(seat)} does not act now")
+        return seat, key
+
+    def _ack(self, key: str) -> dict:
+        return {"type": "ack", "key": key, "version": self.keys[key][1]}
+
+    # The commit -------------------------------------------------------------------------------
+    async def commit(self, seat: int, entry: LogEntry, key: str | None = None,
+                     client: Client | None = None) -> None:
+        """Perform, commit, then acknowledge and publish one log entry (lock held).
+
+        A move (not a resignation or a server entry) is charged the seat's thinking
+        time; a seat whose clock ran out loses on time instead (``out_of_time``).
+        """
+        before = len(self.driver.state.history)
+        used = self.turns.used(seat) if entry.played and self.timed else None
+        if used is not None and used >= self.turns.left(seat):
+            await self.commit(seat, TIMEOUT)
+            raise ProtocolError("out_of_time", f"{self.name(seat)}'s clock ran out: it "
+                                f"lost on time")
+        try:
+            perform(self.driver, seat, entry, used)
+        except UndoError as error:
+            raise ProtocolError("undo_refused", str(error)) from None
+        except (IllegalMoveError, NotationError) as error:
+            raise ProtocolError("illegal_move", str(error)) from None
+        except Exception:                       # a bug of the game: keep the log's position
+            log.exception("game %s: %r of seat %d broke the game", self.id, entry.encode(),
+                          seat)
+            self.rebuild(list(self.actions))
+            raise ProtocolError("server_error", "the server could not play this move; "
+                                "nothing changed") from None
+        action = Action(seat, entry.encode(), key,
+                        list(self.driver.clocks) if self.timed else None)
+        await self._store(action)
+        self.logged(action)
+        self.offers.clear()                     # an offer stands until the next action
+        self.turns.restart(seat if entry.played else None, reset=entry.kind is Kind.UNDO)
+        events: Events = [Reply(self._ack(key))] if client is not None and key is not None \
+            else []
+        self.publish([*events, Update(before)], client)
+        self.start()
+
+    async def _store(self, action: Action) -> None:
+        """Store the action (the driver already holds it); on failure, undo it in memory."""
+        status = OVER if self.over else ACTIVE
+        try:
+            await asyncio.to_thread(self.hub.store.append, self.id, self.version, action,
+                                    status)
+        except Conflict:                        # another server process appended first
+            self.rebuild(list(self.actions))
+            await self.replica.catch_up_actions()
+            raise ProtocolError("stale_version", "another server accepted an action first: "
+                                "sync and choose again") from None
+        except (BoardlabError, SQLAlchemyError) as error:
+            log.error("game %s: cannot store action %d: %s", self.id, self.version, error)
+            self.rebuild(list(self.actions))
+            raise ProtocolError("server_error", "the action could not be stored; nothing "
+                                "changed") from None
+
+    # Publishing -------------------------------------------------------------------------------
+    def publish(self, events: Events, client: Client | None = None) -> None:
+        """Send ``events`` in order (``client``: the connection whose message they answer)."""
+        for event in events:
+            if isinstance(event, Update):
+                self._broadcast(event.before)
+            elif isinstance(event, Reply) and client is not None:
+                client.send(event.message)
+            elif isinstance(event, Send):
+                event.client.send(event.message)
+            elif isinstance(event, Tell):
+                text = json.dumps(event.message)
+                for other in list(self.clients):
+                    other.send_text(text)
+            elif isinstance(event, Sync):
+                for other in [event.client] if event.client is not None else list(self.clients):
+                    self._sync(other, event.seat)
+            elif isinstance(event, ChatLine):
+                self.chat.deliver(event.entry)
+            elif isinstance(event, Announce):
+                if self.hub.store.shared:
+                    self.hub.spawn(asyncio.to_thread(self.hub.store.announce, self.id,
+                                                     event.what))
+            else:
+                raise TypeError(f"not an event to publish here: {event!r}")
+
+    def _broadcast(self, before: int) -> None:
+        """An update to every client: its seat's view and the new entries' announcements
+        (each seat's view and JSON built once, its text shared)."""
+        notes = self.driver.state.announcements(min(before, len(self.driver.state.history)))
+        acting, texts, extras = self.acting(), {}, self._extras()
+        for client in list(self.clients):
+            seat = client.seat_for(acting)
+            if seat not in texts:
+                view, lines = self.presented(seat)
+                texts[seat] = json.dumps({"type": "update", "version": self.version,
+                                          "seat": seat, "view": view, "lines": lines,
+                                          "announcements": notes, **extras})
+            client.send_text(texts[seat])
+
+    def _sync(self, client: Client, seat: int | None = None) -> None:
+        seat = client.seat_for(self.acting()) if seat is None else seat
+        view, lines = self.presented(seat)
+        client.send({"type": "sync", "version": self.version, "seat": seat,
+                     "seats": list(client.seats), "view": view, "lines": lines,
+                     "clock": self.clock, **self._extras(), "chat": self.chat.synced(client)})
+
+    def _extras(self) -> dict:
+        """What sync and update messages carry beside the view: the standing draw offer
+        (a team name) and, with a clock, the seconds the acting seats have used so far
+        in this turn (``view["clocks"]`` is their clock when the turn began)."""
+        extras: dict[str, Any] = {"draw_offer": self.drawer.standing(),
+                                  "rematch": self.rematch}
+        if self.timed:
+            extras["elapsed"] = self.turns.elapsed()
+        return extras

@@ -1,0 +1,84 @@
+"""A game room's turn clock: when each acting seat's turn began, the seconds it has used,
+and the flag-fall watcher that logs a loss on time with no client message needed.
+
+The driver keeps each seat's remaining clock as it was when the seat's turn began; this
+piece knows when that was, on the server's clock (``hub.clock``, a fake one in tests).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from typing import TYPE_CHECKING
+
+from .log_entries import TIMEOUT
+from .messages import ProtocolError
+
+if TYPE_CHECKING:
+    from .room import Room
+
+log = logging.getLogger("boardlab.server")
+RETRY = 1.0                # seconds before a loss on time that could not be stored is retried
+
+
+class TurnClock:
+    """The turn start times of a room's acting seats and its flag-fall watcher."""
+
+    def __init__(self, room: Room):
+        self.room = room
+        self.started: dict[int, float] = {}    # when each acting seat's turn began
+        self.timer: asyncio.Task | None = None
+
+    def used(self, seat: int) -> float:
+        """The seconds ``seat`` has thought in its current turn."""
+        now = self.room.hub.clock.now()
+        return max(0.0, now - self.started.get(seat, now))
+
+    def left(self, seat: int) -> float:
+        """The seconds ``seat`` had on its clock when its turn began (no clock: infinity)."""
+        left = self.room.driver.clocks[seat]
+        return math.inf if left is None else left
+
+    def elapsed(self) -> dict[str, float]:
+        """The seconds each acting seat has used in this turn, by seat name."""
+        names = self.room.driver.game.seat_names
+        return {names[seat]: round(self.used(seat), 3) for seat in self.room.acting()}
+
+    def restart(self, mover: int | None = None, reset: bool = False) -> None:
+        """Start the turn of every seat that acts now and did not act before (or just
+        moved and acts again); after an undo (``reset``) every acting seat's turn."""
+        now, started = self.room.hub.clock.now(), self.started
+        self.started = {seat: started[seat]
+                        if not reset and seat != mover and seat in started else now
+                        for seat in self.room.acting()}
+
+    def arm(self) -> None:
+        """Watch for the first acting seat's clock to run out (no client message needed)."""
+        if self.timer is not None and self.timer is not asyncio.current_task():
+            self.timer.cancel()
+        self.timer = None
+        room = self.room
+        if not room.timed or room.over or not self.started:
+            return
+        deadline = min(self.started[seat] + self.left(seat) for seat in self.started)
+        self.timer = room.hub.spawn(self._watch(deadline))
+
+    async def _watch(self, deadline: float) -> None:
+        room, clock = self.room, self.room.hub.clock
+        await clock.sleep(max(0.0, deadline - clock.now()))
+        async with room.lock:
+            if self.timer is not asyncio.current_task():
+                return                          # an action came first
+            self.timer = None
+            late = [seat for seat in room.acting()
+                    if self.used(seat) >= self.left(seat)]
+            if not late:
+                self.arm()
+                return
+            try:
+                await room.commit(late[0], TIMEOUT)
+            except ProtocolError as error:         # the database failed: try again soon
+                log.error("game %s: cannot log %s's loss on time: %s", room.id,
+                          room.name(late[0]), error.message)
+                if not room.over and self.timer is None:
+                    self.timer = room.hub.spawn(self._watch(clock.now() + RETRY))

@@ -1,0 +1,77 @@
+"""The WebSocket at /ws/{id}: one connection per client, its frames read, parsed and handed
+to the game room's one router, and its queued frames written in order."""
+from __future__ import annotations
+
+import contextlib
+import json
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .clients import Client
+from .messages import ProtocolError, parse
+from .rest import find_room, hub_of
+from .room import Room
+
+CLOSE_REFUSED, CLOSE_TOO_SLOW, CLOSE_FLOODING = 4403, 4408, 4429
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    """/ws/{id}?token=T: a seat's connection (no token: a spectator's)."""
+    hub = hub_of(websocket)
+    await websocket.accept()
+    room = await find_room(hub, websocket.path_params["game_id"])
+    token = websocket.query_params.get("token")
+    seats = room.seats_of(token) if room is not None else ()
+    if room is None or (token and not seats):
+        await _refuse(websocket, room is None)
+        if room is not None:
+            hub.release(room)
+        return
+    client = hub.client(seats)
+    writer = hub.spawn(_write(websocket, client))
+    try:
+        await room.connect(client)
+        await _read(websocket, room, client)
+    finally:
+        room.disconnect(client)
+        writer.cancel()
+
+
+async def _refuse(websocket: WebSocket, unknown: bool) -> None:
+    """Refuse a connection to an unknown game, or with a token that holds no seat."""
+    error = ProtocolError("not_found", "no such game") if unknown else \
+        ProtocolError("forbidden", "this token holds no seat here")
+    await websocket.send_text(json.dumps(error.to_json()))
+    await websocket.close(CLOSE_REFUSED)
+
+
+async def _read(websocket: WebSocket, room: Room, client: Client) -> None:
+    """Hand the client's messages to the room until it leaves; a frame over the flood
+    limit is refused (``rate_limited``), and a client that keeps flooding is closed (4429)."""
+    limits = hub_of(websocket).limits
+    while True:
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            return
+        if not client.admit():
+            if client.refused >= limits.refused_to_close:
+                await websocket.close(CLOSE_FLOODING)
+                return
+            client.send(ProtocolError("rate_limited", f"at most "
+                                      f"{limits.frames_per_second:g} messages a second: "
+                                      f"this one was dropped").to_json())
+            continue
+        try:
+            message = parse(frame.get("text", frame.get("bytes")))
+        except ProtocolError as error:
+            client.send(error.to_json())
+            continue
+        await room.receive(client, message)
+
+
+async def _write(websocket: WebSocket, client: Client) -> None:
+    """Send the client's queued frames in order; close a client that fell too far behind."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        while (text := await client.outbox.get()) is not None:
+            await websocket.send_text(text)
+        await websocket.close(CLOSE_TOO_SLOW)

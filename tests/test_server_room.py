@@ -1,0 +1,124 @@
+"""The game room's parts: typed log entries (and old logs replaying), the one router, the
+offer machine."""
+import ast
+import pathlib
+import types
+import warnings
+
+import pytest
+
+with warnings.catch_warnings():      # starlette >= 1.x would rather have httpx2
+    warnings.filterwarnings("ignore", message="Using `httpx`")
+    from starlette.testclient import TestClient
+
+from boardlab.server import create_app
+from boardlab.server.clients import Clock
+from boardlab.server.log_entries import (DRAW, RESIGN, TIMEOUT, Kind, LogEntry,
+                                         LogEntryError, move, undo)
+from boardlab.server.messages import FIELDS
+from boardlab.server.offers import DRAW as DRAW_OFFER, REMATCH, UNDO, OfferError, Offers
+from boardlab.server.room import Room
+from boardlab.server.store import Action, Store
+
+SERVER = pathlib.Path(__file__).resolve().parent.parent / "boardlab" / "server"
+
+
+# Log entries ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("entry, text", [
+    (move("Bc3"), "Bc3"), (RESIGN, "resign"), (TIMEOUT, "!timeout"), (undo(4), "!undo 4"),
+    (undo(0), "!undo 0"), (DRAW, "!draw")])
+def test_each_log_entry_is_stored_as_the_text_it_always_had(entry, text):
+    assert entry.encode() == text
+    assert LogEntry.decode(text) == entry
+
+
+def test_a_move_named_resign_is_a_resignation_and_only_moves_are_played():
+    assert move("resign") is RESIGN
+    assert [e.played for e in (move("Bc3"), RESIGN, TIMEOUT, undo(1), DRAW)] == \
+        [True, False, False, False, False]
+    assert undo(3).kind is Kind.UNDO and undo(3).target == 3
+
+
+@pytest.mark.parametrize("text", ["!undo", "!undo x", "!undo -1", "!resign", "!"])
+def test_an_unknown_server_entry_is_refused(text):
+    with pytest.raises(LogEntryError, match="unknown server log entry"):
+        LogEntry.decode(text)
+
+
+def test_a_log_written_as_text_by_an_older_server_replays(tmp_path):
+    """Logs hold plain text (written here straight into the database, as servers wrote it
+    before entries were typed): the server loads every kind of entry."""
+    db = f"sqlite:///{tmp_path / 'old.db'}"
+    store = Store(db)
+    spec, seats = "carteso(size=5)", [{"kind": "open"}, {"kind": "open"}]
+    clock = {"base": 60.0, "increment": 0.0}
+    logs = {"drawn": ["Bc3", "Wa1", "!undo 1", "!draw"],
+            "timed": ["Bc3", "!timeout"],
+            "resigned": ["Bc3", "resign"]}
+    movers = {"drawn": [0, 1, 0, 1], "timed": [0, 1], "resigned": [0, 0]}
+    for game_id, log in logs.items():
+        store.create_game(game_id, spec, 7, seats, clock=clock if game_id == "timed" else None)
+        for index, (seat, text) in enumerate(zip(movers[game_id], log)):
+            clocks = [60.0, 0.0] if game_id == "timed" and text == "!timeout" else None
+            store.append(game_id, index, Action(seat, text, f"k{index}", clocks), "active")
+    store.dispose()
+    with TestClient(create_app(db, ai_processes=0)) as client:
+        shown = {game_id: client.get(f"/api/games/{game_id}").json() for game_id in logs}
+        record = client.get("/api/games/drawn/record").json()
+    assert {game_id: game["version"] for game_id, game in shown.items()} == \
+        {"drawn": 4, "timed": 2, "resigned": 2}
+    assert all(game["view"]["terminal"] for game in shown.values())
+    assert shown["drawn"]["view"]["result"]["draw"] and record["meta"]["agreed_draw"]
+    assert record["moves"] == ["Bc3"]                # the undo took Wa1 back
+    assert shown["timed"]["view"]["result"]["reason"] == "time"
+    assert shown["timed"]["view"]["result"]["winners"] == ["vertical"]
+    assert shown["resigned"]["view"]["result"]["winners"] == ["horizontal"]
+
+
+# The router -------------------------------------------------------------------------------
+def test_every_client_message_type_has_exactly_one_route():
+    hub = types.SimpleNamespace(clock=Clock())
+    room = Room(hub, "g", "carteso(size=5)", 1, [{"kind": "open"}] * 2, [])
+    assert set(room.routes) == set(FIELDS)
+    assert all(callable(handler) for handler in room.routes.values())
+
+
+def test_only_the_room_dispatches_on_a_message_type():
+    """The WebSocket only parses frames: no other server module looks at a message's type."""
+    readers = {path.name for path in SERVER.glob("*.py")
+               if any(isinstance(node, ast.Attribute) and node.attr == "type" and
+                      isinstance(node.value, ast.Name) and node.value.id == "message"
+                      for node in ast.walk(ast.parse(path.read_text())))}
+    assert readers <= {"room.py"}, readers
+
+
+# Offers ---------------------------------------------------------------------------------------
+def test_an_offer_stands_until_answered_or_withdrawn():
+    offers = Offers()
+    assert offers.offer(DRAW_OFFER, 0, ai_answers=False) is None
+    assert offers.standing == {DRAW_OFFER: 0}
+    with pytest.raises(OfferError) as refused:
+        offers.offer(DRAW_OFFER, 1, ai_answers=False)
+    assert refused.value.reason == "standing"
+    with pytest.raises(OfferError):
+        offers.accept(DRAW_OFFER, 0)                # not one's own offer
+    assert offers.offered_to(DRAW_OFFER, 1) == 0
+    assert offers.accept(DRAW_OFFER, 1) == 0 and offers.standing == {}
+    offers.offer(DRAW_OFFER, 1, ai_answers=False)
+    assert offers.decline(DRAW_OFFER, 0) == 1 and offers.standing == {}
+    offers.offer(DRAW_OFFER, 1, ai_answers=False)
+    with pytest.raises(OfferError):
+        offers.withdraw(DRAW_OFFER, 0)
+    offers.withdraw(DRAW_OFFER, 1)
+    assert offers.standing == {}
+    offers.offer(DRAW_OFFER, 0, ai_answers=False)
+    offers.clear()
+    assert offers.standing == {}
+
+
+def test_ai_sides_answer_at_once_and_a_rematch_is_agreed_when_asked():
+    offers = Offers()
+    assert offers.offer(DRAW_OFFER, 0, ai_answers=True) is False      # AIs decline draws
+    assert offers.offer(UNDO, 0, ai_answers=True) is True             # and accept undos
+    assert offers.offer(REMATCH, 0, ai_answers=False) is True         # agreed when asked
+    assert offers.standing == {}
