@@ -180,6 +180,45 @@ class Store:
         except IntegrityError as error:
             raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
 
+    def append_many(self, entries: list[tuple[str, int, Action, str]]) -> list[Exception | None]:
+        """Log several actions (``(game_id, index, action, status)`` each, as for
+        :meth:`append`) in one transaction: one commit, one disk sync, for all of them
+        (the group commit of the server's committer). Returns, per entry, None when it
+        is stored, else its :class:`Conflict` or :class:`StoreError`.
+
+        When the one transaction fails (an index or key taken), each entry is tried
+        again in a transaction of its own, so one conflict fails only its own entry.
+        """
+        if len(entries) == 1:
+            return [self._try_append(*entries[0])]
+        now = _now()
+        try:
+            with self.engine.begin() as db:
+                db.execute(insert(actions), [
+                    {"game_id": game_id, "idx": index, "seat": action.seat,
+                     "move": action.move, "key": action.key, "clocks": action.clocks,
+                     "created": now} for game_id, index, action, _ in entries])
+                last = {game_id: status for game_id, _, _, status in entries}
+                db.execute(update(games).where(games.c.id == bindparam("game"))
+                           .values(status=bindparam("new_status"), updated=now),
+                           [{"game": game_id, "new_status": status}
+                            for game_id, status in last.items()])
+                for game_id in last:
+                    self._announce(db, game_id, "action")
+        except SQLAlchemyError:
+            return [self._try_append(*entry) for entry in entries]
+        return [None] * len(entries)
+
+    def _try_append(self, game_id: str, index: int, action: Action,
+                    status: str) -> Exception | None:
+        try:
+            self.append(game_id, index, action, status)
+        except StoreError as error:
+            return error
+        except SQLAlchemyError as error:
+            return StoreError(f"action {index} of game {game_id}: {_first_line(error)}")
+        return None
+
     def set_seats(self, game_id: str, seats: list[dict]) -> None:
         """Replace a game's seats (a seat was taken)."""
         with self.engine.begin() as db:

@@ -1,0 +1,64 @@
+"""Group commit: the actions of every live game stored a batch at a time.
+
+A room awaits :meth:`Committer.append` before it acknowledges an action, as it awaited
+``Store.append`` before; nothing is acknowledged before its commit. The committer runs
+one batch at a time in a worker thread: the actions that arrive while a batch commits
+wait and go together in the next one, in one transaction with one disk sync
+(:meth:`~boardlab.server.store.Store.append_many`). With few actions a batch holds one and
+nothing waits longer than before; under load, the cost of a commit (the database round
+trip, SQLAlchemy's work, SQLite's sync to disk) is shared by the batch. A conflict or a
+failure fails only its own action.
+"""
+from __future__ import annotations
+
+import asyncio
+
+from .store import Action, Store
+
+MAX_BATCH = 256             # actions in one transaction
+
+
+class Committer:
+    """Stores actions for the rooms of one hub, a batch at a time."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.waiting: list[tuple[tuple[str, int, Action, str], asyncio.Future]] = []
+        self.running: asyncio.Task | None = None
+        self.batches = 0                    # batches committed (for checks)
+
+    async def append(self, game_id: str, index: int, action: Action, status: str) -> None:
+        """Store one action (see ``Store.append``): returns once it is committed, raises
+        its :class:`~boardlab.server.store.Conflict` or ``StoreError`` otherwise."""
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.append(((game_id, index, action, status), future))
+        if self.running is None or self.running.done():
+            self.running = asyncio.get_running_loop().create_task(self._drain())
+        await future
+
+    async def _drain(self) -> None:
+        """Commit batches until nothing waits."""
+        while self.waiting:
+            batch, self.waiting = self.waiting[:MAX_BATCH], self.waiting[MAX_BATCH:]
+            try:
+                outcomes = await asyncio.to_thread(self.store.append_many,
+                                                   [entry for entry, _ in batch])
+            except asyncio.CancelledError:      # the server stops: nobody is told "stored"
+                for _, future in batch + self.waiting:
+                    future.cancel()
+                raise
+            except Exception as error:          # the worker thread failed: the whole batch
+                outcomes = [error] * len(batch)
+            self.batches += 1
+            self._settle(batch, outcomes)
+
+    @staticmethod
+    def _settle(batch, outcomes) -> None:
+        """Tell each waiting room its action's outcome."""
+        for (_, future), outcome in zip(batch, outcomes):
+            if future.done():
+                continue
+            if outcome is None:
+                future.set_result(None)
+            else:
+                future.set_exception(outcome)

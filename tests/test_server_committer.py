@@ -1,0 +1,69 @@
+"""The group commit (server/committer.py): batches under load, nothing acknowledged before
+its commit, and a conflict fails only its own action."""
+import asyncio
+
+import pytest
+
+from boardlab.server.committer import Committer
+from boardlab.server.store import Action, Conflict, Store, StoreError
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'server.db'}")
+    for number in range(20):
+        store.create_game(f"g{number}", "carteso(size=5)", 1,
+                          [{"kind": "open"}, {"kind": "open"}])
+    yield store
+    store.dispose()
+
+
+def test_concurrent_appends_share_transactions_and_all_land_in_order(store):
+    async def play():
+        committer = Committer(store)
+
+        async def game(number):
+            for index in range(10):
+                await committer.append(f"g{number}", index,
+                                       Action(index % 2, f"m{index}", f"k{index}"), "active")
+        await asyncio.gather(*(game(number) for number in range(20)))
+        return committer.batches
+
+    batches = asyncio.run(play())
+    assert batches < 200                # 200 actions, but they waited for each other's commit
+    for number in range(20):
+        assert [a.move for a in store.log(f"g{number}")] == [f"m{i}" for i in range(10)]
+
+
+def test_a_conflict_fails_only_its_own_action(store):
+    store.append("g0", 0, Action(0, "taken", "k0"), "active")
+
+    async def play():
+        committer = Committer(store)
+        return await asyncio.gather(
+            committer.append("g0", 0, Action(1, "late", "k1"), "active"),   # index taken
+            committer.append("g1", 0, Action(0, "fine", "k2"), "active"),
+            committer.append("g2", 0, Action(0, "also fine", "k3"), "over"),
+            return_exceptions=True)
+
+    outcomes = asyncio.run(play())
+    assert isinstance(outcomes[0], Conflict)
+    assert outcomes[1:] == [None, None]
+    assert [a.move for a in store.log("g0")] == ["taken"]
+    assert [a.move for a in store.log("g1")] == ["fine"]
+    assert [a.move for a in store.log("g2")] == ["also fine"]
+    assert store.game("g2").status == "over"
+
+
+def test_a_failing_database_fails_the_batch_and_stores_nothing(store, monkeypatch):
+    def broken(entries):
+        raise StoreError("the disk is gone")
+    monkeypatch.setattr(store, "append_many", broken)
+
+    async def play():
+        committer = Committer(store)
+        return await asyncio.gather(*(committer.append(f"g{n}", 0, Action(0, "m"), "active")
+                                      for n in range(3)), return_exceptions=True)
+
+    assert all(isinstance(outcome, StoreError) for outcome in asyncio.run(play()))
+    assert all(store.log(f"g{n}") == [] for n in range(3))
