@@ -36,6 +36,12 @@ class Committer:
             self.running = asyncio.get_running_loop().create_task(self._drain())
         await future
 
+    async def close(self) -> None:
+        """Wait for the batch being committed and those waiting (at shutdown, before the
+        store closes: an action the database took is never left half told)."""
+        if self.running is not None:
+            await asyncio.gather(self.running, return_exceptions=True)
+
     async def _drain(self) -> None:
         """Commit batches until nothing waits."""
         while self.waiting:

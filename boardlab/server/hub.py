@@ -14,6 +14,7 @@ from ..core.errors import BoardlabError
 from . import ai
 from .chat import CHAT_KEPT
 from .clients import Client, Clock, Limits
+from .committer import Committer
 from .messages import ProtocolError
 from .replicas import CHANGES, Listener
 from .room import Room
@@ -30,6 +31,7 @@ class Hub:
     def __init__(self, store: Store, thinker: ai.Thinker, clock: Clock | None = None,
                  limits: Limits | None = None):
         self.store, self.thinker, self.clock = store, thinker, clock or Clock()
+        self.committer = Committer(store)       # the rooms' actions, a batch at a time
         self.limits = limits or Limits()
         self.analysing = 0                      # analyses running now
         self.games: dict[str, Room] = {}
@@ -124,5 +126,6 @@ class Hub:
         for task in list(self.tasks):
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.committer.close()
         self.thinker.close()
         self.store.dispose()

@@ -295,8 +295,7 @@ class Room:
         """Store the action (the driver already holds it); on failure, undo it in memory."""
         status = OVER if self.over else ACTIVE
         try:
-            await asyncio.to_thread(self.hub.store.append, self.id, self.version, action,
-                                    status)
+            await self.hub.committer.append(self.id, self.version, action, status)
         except Conflict:                        # another server process appended first
             self.rebuild(list(self.actions))
             await self.replica.catch_up_actions()

@@ -180,7 +180,8 @@ class Store:
         except IntegrityError as error:
             raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
 
-    def append_many(self, entries: list[tuple[str, int, Action, str]]) -> list[Exception | None]:
+    def append_many(self, entries: list[tuple[str, int, Action, str]]
+                    ) -> list[Exception | None]:
         """Log several actions (``(game_id, index, action, status)`` each, as for
         :meth:`append`) in one transaction: one commit, one disk sync, for all of them
         (the group commit of the server's committer). Returns, per entry, None when it
@@ -194,15 +195,13 @@ class Store:
         now = _now()
         try:
             with self.engine.begin() as db:
-                db.execute(insert(actions), [
+                db.execute(APPEND, [
                     {"game_id": game_id, "idx": index, "seat": action.seat,
                      "move": action.move, "key": action.key, "clocks": action.clocks,
                      "created": now} for game_id, index, action, _ in entries])
                 last = {game_id: status for game_id, _, _, status in entries}
-                db.execute(update(games).where(games.c.id == bindparam("game"))
-                           .values(status=bindparam("new_status"), updated=now),
-                           [{"game": game_id, "new_status": status}
-                            for game_id, status in last.items()])
+                db.execute(TOUCH, [{"game": game_id, "status": status, "updated": now}
+                                   for game_id, status in last.items()])
                 for game_id in last:
                     self._announce(db, game_id, "action")
         except SQLAlchemyError:
