@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything (first time: Python packages into .venv and, as root, the Debian
-# packages the tests use), lint (ruff and mypy: scripts/lint.sh) and run the whole test suite, browser tests included, on 3 processes
-# (on 2 cores too: the server, browser and soak tests spend much of their time waiting).
+# packages the tests use), lint (ruff and mypy: scripts/lint.sh) and run the whole test suite,
+# browser tests included, on 3 processes (on 2 cores too: the server, browser and soak tests
+# spend much of their time waiting).
 # Extra arguments go to pytest, e.g.  ./test.sh -k carteso
 set -euo pipefail
 cd "$(dirname "$0")"
