@@ -23,7 +23,7 @@ import os
 import platform
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .core.errors import BoardlabError
 from .core.options import parse_spec
@@ -68,7 +68,7 @@ class Report:
     results (the dicts of run_match rows, find_fair_komi, bench_* and duel)."""
 
     plan: ReportPlan
-    started: str = field(default_factory=lambda: datetime.now(timezone.utc)
+    started: str = field(default_factory=lambda: datetime.now(UTC)
                          .isoformat(timespec="seconds"))
     lines: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)

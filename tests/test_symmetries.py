@@ -62,7 +62,10 @@ def mismatch(game, symmetry, games: int, seed: int, steps: int | None = None) ->
 
 def test_the_board_games_declare_their_symmetries():
     assert {boardlab.make(spec).name for spec in DECLARING} == {"carteso", "rumbo", "ctor"}
-    names = lambda spec: {s.name for s in boardlab.make(spec).symmetries()}
+
+    def names(spec):
+        return {s.name for s in boardlab.make(spec).symmetries()}
+
     assert len(names("carteso(size=5)")) == 7 and len(names("rumbo(size=5)")) == 3
     assert len(names("ctor(size=8)")) == 8 * 64 - 1
     assert len(names("ctor(size=10,teams=2v3,secret_squares=true)")) == 8 * 100 - 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import socket
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String,
                         Table, UniqueConstraint, create_engine, delete, insert, select,
@@ -200,8 +200,8 @@ class Store:
                     continue
             if not _gone(held.host, held.pid):
                 since = held.since if held.since.tzinfo else \
-                    held.since.replace(tzinfo=timezone.utc)      # SQLite keeps it naive
-                since = since.astimezone(timezone.utc)
+                    held.since.replace(tzinfo=UTC)      # SQLite keeps it naive
+                since = since.astimezone(UTC)
                 raise LockedError(f"tournament {name!r} is being played by process "
                                   f"{held.pid} on {held.host} (since "
                                   f"{since:%Y-%m-%d %H:%M:%S} UTC); wait for it to end "
@@ -239,7 +239,7 @@ def _gone(host: str, pid: int) -> bool:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _first_line(error: Exception) -> str:

@@ -173,7 +173,7 @@ class Game:
         """An upper bound on the number of actions in any game."""
         raise NotImplementedError
 
-    def new_initial_state(self, seed: int | None = None) -> "State":
+    def new_initial_state(self, seed: int | None = None) -> State:
         raise NotImplementedError
 
     @property
@@ -248,7 +248,7 @@ class Game:
         }
 
     # Sampling hidden information ----------------------------------------------
-    def determinize(self, view: dict, seed: int) -> "State":
+    def determinize(self, view: dict, seed: int) -> State:
         """A full state consistent with ``view`` (for search).
 
         With perfect information this is exact: the view's history replayed.
@@ -334,7 +334,7 @@ class State:
         """Parse a move in the notation; raise NotationError if malformed."""
         raise NotImplementedError
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         raise NotImplementedError
 
     def view(self, seat: int | None, texts: bool = True) -> dict:
@@ -452,7 +452,7 @@ class State:
         of each side)``, the kernel's ``search_*`` functions taking the middle five."""
         return None
 
-    def played_out(self, seed: int) -> "State":
+    def played_out(self, seed: int) -> State:
         """A copy of this state played to the end at random."""
         import random
         rng, state = random.Random(seed), self.clone()
@@ -486,7 +486,7 @@ class State:
         del turns
         return None
 
-    def played_to_horizon(self, seed: int, until: int, policy: str = "random") -> "State":
+    def played_to_horizon(self, seed: int, until: int, policy: str = "random") -> State:
         """The position a rollout with ``until`` (a :meth:`rollout_horizon`) stops at: a
         copy played on by ``policy`` to the end or to the horizon, where a network may
         value it instead of the rollout's own estimate (``mcts(net_at=horizon)``). Only

@@ -11,8 +11,9 @@ A game declares its options as :class:`Option` objects; :func:`parse_spec` turns
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .errors import OptionError, SpecError
 

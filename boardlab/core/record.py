@@ -15,7 +15,7 @@ raises :class:`RecordError` and nothing is half-loaded.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .errors import BoardlabError, IllegalMoveError, NotationError, RecordError
 from .game import State
@@ -77,7 +77,7 @@ def to_record(state: State, players=None, seed: int | None = None, meta=None) ->
               "options": game.options, "seats": list(game.seat_names),
               "players": list(players) if players else None,
               "moves": state.history_text(), "result": result_of(state),
-              "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              "created": datetime.now(UTC).isoformat(timespec="seconds")}
     if state.agreed_draw:
         record["agreed_draw"] = True
     if seed is not None:

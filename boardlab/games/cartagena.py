@@ -366,14 +366,14 @@ class Cartagena(Game):
             self._ranked[first] = returns
         return returns
 
-    def new_initial_state(self, seed=None) -> "CartagenaState":
+    def new_initial_state(self, seed=None) -> CartagenaState:
         return CartagenaState(self, seed)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         buf = np.zeros(self.layout["size"], dtype=np.int32)
         return K.playouts(buf, self.cfg, count, seed)
 
-    def determinize(self, view: dict, seed: int) -> "CartagenaState":
+    def determinize(self, view: dict, seed: int) -> CartagenaState:
         """A full state consistent with ``view``: unseen cards dealt at random.
 
         The viewer's hand, every public fact and the face-up cards are kept;

@@ -153,4 +153,5 @@ class Carteso(TerritoryGame):
     def bench_playouts(self, count: int, seed: int) -> int:
         """Random playouts from the empty board (the bench policy); returns the moves."""
         state = self.new_initial_state()
-        return K.playouts(state.buf, state.scratch, self.n, self.topology.nbr, self.topology.diag, count, seed)
+        return K.playouts(state.buf, state.scratch, self.n, self.topology.nbr, self.topology.diag,
+                          count, seed)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from functools import lru_cache
 
 import numpy as np
 
@@ -109,7 +108,7 @@ GUIDED_GREED = 900
 CAPPED_SCALE = 4.0
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def torus_symmetries(n: int) -> tuple[Symmetry, ...]:
     """CTOR's symmetries on an ``n`` x ``n`` field (:meth:`Ctor.symmetries`): they depend on
     the size alone, so each size computes them once (outside the game object, which
@@ -339,10 +338,10 @@ class Ctor(Game):
         return boards.grid("torus", self.n, self.n, [str(q) for q in range(1, self.P + 1)],
                            pieces, gestures, ["end"])
 
-    def new_initial_state(self, seed=None) -> "CtorState":
+    def new_initial_state(self, seed=None) -> CtorState:
         return CtorState(self)
 
-    def determinize(self, view: dict, seed: int) -> "CtorState":
+    def determinize(self, view: dict, seed: int) -> CtorState:
         """A full state consistent with ``view``, for search (see ``ctor_sample``):
         the other team's unrevealed secret squares drawn among the squares it could
         still hold; the commits hidden from the viewer in the open sub-round drawn
