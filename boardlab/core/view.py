@@ -26,6 +26,11 @@ anything ``seat`` may not know. Views are plain JSON data.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .game import State
+
 ENVELOPE_KEYS = {
     "game": str, "spec": str, "seats": list, "teams": list, "seat": (int, type(None)),
     "to_move": (str, type(None)), "acting": list, "legal": list, "legal_actions": list,
@@ -37,7 +42,7 @@ RESULT_KEYS = {"winners": list, "draw": bool, "returns": list, "scores": (dict, 
                "reason": (str, type(None))}
 
 
-def result_block(state) -> dict | None:
+def result_block(state: State) -> dict[str, Any] | None:
     """The ``result`` of a view: None while the game runs."""
     if not state.is_terminal():
         return None
@@ -48,7 +53,7 @@ def result_block(state) -> dict | None:
             "reason": state.end_reason()}
 
 
-def envelope(state, seat: int | None, texts: bool = True) -> dict:
+def envelope(state: State, seat: int | None, texts: bool = True) -> dict[str, Any]:
     """The shared keys of ``state.view(seat)`` (``texts=False``: ``legal`` and
     ``history`` left empty)."""
     game = state.game
@@ -73,7 +78,7 @@ def envelope(state, seat: int | None, texts: bool = True) -> dict:
     }
 
 
-def _to_move(state, acting: list[int]) -> str | None:
+def _to_move(state: State, acting: list[int]) -> str | None:
     """Who is to move, by name: the one acting seat, else the team all acting seats share."""
     game = state.game
     if not acting:
