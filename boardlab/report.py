@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from .core.errors import BoardlabError
+from .core.game import Game
 from .core.options import parse_spec
 from .core.registry import game_class, make
 
@@ -44,7 +45,7 @@ BENCH_RUNS = 3                # runs of the kernel benchmark (the median is repo
 class ReportPlan:
     """Every setting of a report, checked (see :func:`plan_report`)."""
 
-    game: object                       # the game as configured (a Game)
+    game: Game                         # the game as configured
     out: str
     games: int
     komi_games: int
@@ -298,6 +299,7 @@ def measure_komi(report: Report, log) -> list[str]:
 def _fair_komi(plan: ReportPlan, size: int, log) -> dict:
     from .arena.komi import find_fair_komi, plot_result
 
+    assert plan.komi_options is not None, "a komi section needs the finder's options"
     result = find_fair_komi(plan.game.name, {**plan.komi_options, SIZE_OPTION: size},
                             agent=plan.strong, games=plan.komi_games, seed=plan.seed,
                             jobs=plan.jobs, progress=_ticker(log, f"komi, size {size}"))

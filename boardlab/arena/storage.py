@@ -112,8 +112,10 @@ class Store:
             with self.engine.begin() as db:
                 row = db.execute(select(tournaments).where(tournaments.c.name == name)).first()
                 if row is None:
-                    return db.execute(insert(tournaments).values(
-                        name=name, config=config, created=_now())).inserted_primary_key[0]
+                    key = db.execute(insert(tournaments).values(
+                        name=name, config=config, created=_now())).inserted_primary_key
+                    assert key is not None, "an insert gives the new row's key"
+                    return key[0]
         except IntegrityError:                # created at the same moment by another runner
             return self.open_tournament(name, config)
         if {**LATER_KEYS, **row.config} != {**LATER_KEYS, **config}:
