@@ -387,6 +387,8 @@ class Cartagena(Game):
 class CartagenaState(KernelState):
     """A Cartagena position: the kernel buffer plus its seed and the seats' card knowledge."""
 
+    game: Cartagena
+
     def __init__(self, game: Cartagena, seed=None):
         super().__init__(game, seed)
         self.seed = int.from_bytes(os.urandom(4), "little") if seed is None else int(seed)

@@ -34,6 +34,7 @@ def _default_komi(options) -> float:
 
 
 class CartesoState(TerritoryState):
+    game: Carteso
 
     def _init_buffer(self):
         self.scratch, self.move_list = _scratch(self.game.n)

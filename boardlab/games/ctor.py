@@ -358,6 +358,8 @@ class CtorState(KernelState):
     """A CTOR position: the kernel buffer (in simultaneous team play it holds the
     open sub-round too: each member's pending operation and its use of the quotas)."""
 
+    game: Ctor
+
     def __init__(self, game: Ctor):
         super().__init__(game, None)
         self.commits: frozenset[int] = frozenset()   # history indices of simultaneous commits

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ def format_komi(half: int) -> str:
 class TerritoryGame(Game):
     """Facts common to Carteso and Rumbo; subclasses give the kernel and extras."""
 
-    kernel = None  # the game's kernel module: the engine and the action numbers
+    kernel: Any = None  # the game's kernel module: the engine and the action numbers
     record_formats = ("json", "sgf")
     # At 0.25 s a move c=0.8 beat c=1.4 52 and 35 times in 60 and 40 Carteso 9x9 games,
     # 39 in 60 Rumbo 9x9 games (docs/agents.md, "The exploration constant").
@@ -289,6 +290,8 @@ def parse_setup(position: str, claims: str, n: int):
 
 class TerritoryState(KernelState):
     """A Carteso or Rumbo position: a kernel buffer plus the pre-game facts."""
+
+    game: TerritoryGame
 
     def __init__(self, game: TerritoryGame, seed=None):
         super().__init__(game, seed)
