@@ -35,6 +35,7 @@ move starts with is an illegal click (the game says why when it is sent). A
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 KINDS = ("square", "torus", "track")
@@ -49,7 +50,7 @@ def gesture(name: str, picks: list[str], template: str, help: str = "") -> dict[
     return {"name": name, "picks": list(picks), "template": template, "help": help}
 
 
-def grid(kind: str, width: int, height: int, cells: list[str], pieces: dict[str, Any],
+def grid(kind: str, width: int, height: int, cells: Sequence[str], pieces: dict[str, Any],
          gestures: list[dict[str, Any]], buttons: list[str]) -> dict[str, Any]:
     """A square or torus grid description."""
     if kind not in ("square", "torus"):

@@ -86,6 +86,7 @@ class CardKnowledge:
         latest = self.groups[-1] if self.groups else None
         if public:
             if seat != self.viewer:
+                assert card is not None, "a draw from the face-up row shows its card"
                 self.known[seat][card] += 1
             return
         if latest is None or latest[2] == 0:

@@ -181,6 +181,9 @@ class TerritoryGame(Game):
             return f"komi={format_komi(value)}"
         return "pass" if kind == k.PASS else "button"   # (legal or not in this configuration)
 
+    def new_initial_state(self, seed: int | None = None) -> TerritoryState:
+        raise NotImplementedError          # Carteso's and Rumbo's own
+
     # SGF -------------------------------------------------------------------------------
     def sgf(self, record: dict) -> str:
         """A finished game's record as SGF (FF[4]) text.
@@ -217,9 +220,10 @@ class TerritoryGame(Game):
         players = record.get("players") or ["?"] * self.num_seats
         vertical, horizontal = (f"{players[seat]} ({self.seat_names[seat]})"
                                 for seat in state.seat_of_side)
-        root = [("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "boardlab"),
-                ("SZ", str(n)), ("GN", self.public_spec), ("VP", vertical),
-                ("HP", horizontal), ("RE", _sgf_result(state, record))]
+        root: list[tuple[str, str | list[str]]] = [
+            ("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "boardlab"),
+            ("SZ", str(n)), ("GN", self.public_spec), ("VP", vertical),
+            ("HP", horizontal), ("RE", _sgf_result(state, record))]
         if state.komi_half is not None:
             root.insert(5, ("KM", format_komi(state.komi_half)))
         if self.setup is not None:
@@ -426,6 +430,7 @@ class TerritoryState(KernelState):
         tables = self._search_tables()
         if tables is None or self.phase() != "play":
             return None
+        assert self.komi_half is not None, "the komi is fixed once play begins"
         return (self.kernel, self.buf, tables[0], self.game.n, self.topo.nbr, tables[1],
                 int(self.komi_half), self.seat_of_side)
 
@@ -664,7 +669,7 @@ class TerritoryState(KernelState):
         info = self._status()
         scores = info["scores"]
         lines = [f"Vertical {scores['vertical']:g}  -  Horizontal {scores['horizontal']:g}"
-                 f"  (komi {'?' if info['komi'] is None else format_komi(self.komi_half)}"
+                 f"  (komi {'?' if self.komi_half is None else format_komi(self.komi_half)}"
                  + (f", button {info['button']}" if info.get("button") else "") + ")"]
         if info["last_move"]:
             lines.append(f"last move: {info['last_move']}")
