@@ -23,9 +23,10 @@ import os
 import platform
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .core.errors import BoardlabError
+from .core.game import Game
 from .core.options import parse_spec
 from .core.registry import game_class, make
 
@@ -44,7 +45,7 @@ BENCH_RUNS = 3                # runs of the kernel benchmark (the median is repo
 class ReportPlan:
     """Every setting of a report, checked (see :func:`plan_report`)."""
 
-    game: object                       # the game as configured (a Game)
+    game: Game                         # the game as configured
     out: str
     games: int
     komi_games: int
@@ -68,7 +69,7 @@ class Report:
     results (the dicts of run_match rows, find_fair_komi, bench_* and duel)."""
 
     plan: ReportPlan
-    started: str = field(default_factory=lambda: datetime.now(timezone.utc)
+    started: str = field(default_factory=lambda: datetime.now(UTC)
                          .isoformat(timespec="seconds"))
     lines: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
@@ -298,6 +299,7 @@ def measure_komi(report: Report, log) -> list[str]:
 def _fair_komi(plan: ReportPlan, size: int, log) -> dict:
     from .arena.komi import find_fair_komi, plot_result
 
+    assert plan.komi_options is not None, "a komi section needs the finder's options"
     result = find_fair_komi(plan.game.name, {**plan.komi_options, SIZE_OPTION: size},
                             agent=plan.strong, games=plan.komi_games, seed=plan.seed,
                             jobs=plan.jobs, progress=_ticker(log, f"komi, size {size}"))

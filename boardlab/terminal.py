@@ -99,6 +99,7 @@ class TerminalGame:
             self.show()
             if self.driver.over:
                 return self.state
+            assert seat is not None, "a game that is not over has a seat to act"
             if seat in self.agents:
                 if not self.agent_turn(seat):
                     return self.state

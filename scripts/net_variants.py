@@ -8,8 +8,9 @@ KIND is one of: ``priors`` (PUCT over the network's priors, rollouts for values)
 priors, rollouts for values), ``both`` (PUCT over the network's priors and its value:
 ``mcts(evaluator=net)``), ``mix`` (UCT, the mean of the network's value and a
 rollout's). ``--net``: a network file (default: the one shipped for the
-spec); ``--first``: the number of the first game (to split a run over processes). Our side plays first in the even-numbered games; game i
-is seeded i (ours) and 1000 + i (the plain ``mcts``). Prints the points after each game.
+spec); ``--first``: the number of the first game (to split a run over processes). Our side
+plays first in the even-numbered games; game i is seeded i (ours) and 1000 + i (the plain
+``mcts``). Prints the points after each game.
 """
 from __future__ import annotations
 

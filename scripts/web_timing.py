@@ -75,7 +75,8 @@ def summary(name: str, values: list[float]) -> str:
     """`name: median, p90 (n)` in milliseconds."""
     ordered = sorted(values)
     p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
-    return f"{name:<44} median {statistics.median(ordered):7.1f} ms   p90 {p90:7.1f} ms   (n={len(ordered)})"
+    return (f"{name:<44} median {statistics.median(ordered):7.1f} ms   p90 {p90:7.1f} ms"
+            f"   (n={len(ordered)})")
 
 
 def new_game(http: httpx.Client, seed: int) -> dict:
@@ -178,7 +179,8 @@ def main() -> None:
         try:
             http = httpx.Client(base_url=url, timeout=60)
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+                browser = playwright.chromium.launch(executable_path=CHROMIUM,
+                                                     args=["--no-sandbox"])
                 print(f"server {url}; Chromium {browser.version}; {args.runs} runs each; "
                       f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
                       f"{os.getloadavg()[2]:.2f} on {os.cpu_count()} CPUs")

@@ -65,7 +65,8 @@ class GambleState(State):
     def _returns(self):
         if self._phase() != "over":
             return [0.0, 0.0]
-        value = {"safe": 0.2, "lose": -1.0, "keep": 1.0, "give": -1.0}[MOVES[self.history[-1].action]]
+        values = {"safe": 0.2, "lose": -1.0, "keep": 1.0, "give": -1.0}
+        value = values[MOVES[self.history[-1].action]]
         return [value, -value]
 
     def _action_text(self, action):

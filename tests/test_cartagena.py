@@ -287,7 +287,7 @@ def test_k7_lazy_reshuffle_draws_from_the_shuffled_discards():
         assert effect(s, "back@5") == (5, 3, 2)
         s.play("back@5")
         assert tokens(s, GREEN) == [0, 0, 0, 3]
-        hand = Counter({a: n for a, n in hand_of(s, GREEN).items()})
+        hand = Counter(hand_of(s, GREEN))
         assert sum(hand.values()) == 3                 # hand +2
         assert len(s.pile) == 4                        # 5 discards reshuffled, 1 drawn
         assert int(s.discard_counts.sum()) == 0
@@ -880,7 +880,7 @@ def test_profiles_and_initial_states():
                 track = s.view(None)["track"]
                 tracks.add(track)
                 per = L // len(alphabet)
-                assert Counter(track) == {a: per for a in alphabet}
+                assert Counter(track) == dict.fromkeys(alphabet, per)
                 if retreat == "skip":  # segments: each run of 6 is a permutation
                     for k in range(0, L, 6):
                         assert sorted(track[k:k + 6]) == sorted(alphabet)
@@ -1461,7 +1461,7 @@ def test_the_board_block_shows_what_the_seat_may_see(visibility):
     s = game.new_initial_state(seed=987654321)
     rnd = random.Random(3)
     names = game.seat_names
-    for step in range(120):
+    for _ in range(120):
         if s.is_terminal():
             break
         for seat in [None, *range(game.num_seats)]:

@@ -514,7 +514,7 @@ class CartesoChecker:
             done = set()
             for cell in range(n * n):
                 if board[cell] in (0, colour) and cell not in done:
-                    comp = _flood(board, n, cell, lambda x: x in (0, colour))
+                    comp = _flood(board, n, cell, lambda x, colour=colour: x in (0, colour))
                     done |= comp
                     finished = [g for g in groups if board[next(iter(g))] == colour
                                 and next(iter(g)) in comp and _finished(board, n, g)]

@@ -231,7 +231,7 @@ def test_a_view_hides_what_it_must(spec):
     """Two states that differ only in what a seat cannot see give that seat (and any
     spectator) byte-identical views; and such twins really differ somewhere."""
     differ = 0
-    for game, state, seat, twin in hidden_twins(spec, 9):
+    for _game, state, seat, twin in hidden_twins(spec, 9):
         assert json.dumps(twin.view(seat), sort_keys=True) == \
             json.dumps(state.view(seat), sort_keys=True), f"{spec}: seat {seat} tells twins apart"
         assert json.dumps(twin.view(None), sort_keys=True) == \

@@ -16,7 +16,7 @@ def test_status_lines_from_a_given_view_are_the_lines_built_alone(spec):
     rng = random.Random(spec)
     state = game.new_initial_state(seed=rng.randrange(2 ** 31))
     seats = [None, *range(game.num_seats)]
-    for step in range(40):
+    for step in range(40):  # noqa: B007 (read after the loop)
         for seat in seats:
             alone = state.status_lines(seat)
             assert state.status_lines(seat, state.view(seat)) == alone

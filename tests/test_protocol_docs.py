@@ -8,8 +8,10 @@ import pytest
 import boardlab
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
-EXAMPLE = re.compile(r"\*\*(?P<spec>[^*]+)\*\*, seed (?P<seed>\d+), after the moves `(?P<moves>[^`]*)`, "
-                     r"the view of (?P<who>[\w-]+(?: spectator)?)[^\n]*:\n\n```json\n(?P<view>.+?)\n```",
+EXAMPLE = re.compile(r"\*\*(?P<spec>[^*]+)\*\*, seed (?P<seed>\d+), "
+                     r"after the moves `(?P<moves>[^`]*)`, "
+                     r"the view of (?P<who>[\w-]+(?: spectator)?)[^\n]*:\n\n"
+                     r"```json\n(?P<view>.+?)\n```",
                      re.S)
 
 

@@ -144,7 +144,7 @@ def test_bradley_terry_matches_an_independent_mm_fit(prior):
 def mm_bradley_terry(games, players, prior, iterations=3000):
     """Hunter's MM iteration, draws as half points, centred Elo. The prior is a player
     fixed at strength 1 who draws ``prior`` games with everyone."""
-    points = {p: prior / 2 for p in players}
+    points = dict.fromkeys(players, prior / 2)
     pairs = {(p, "virtual"): prior for p in players}
     for a, b, s in games:
         points[a] += s

@@ -80,7 +80,7 @@ def _other_winner(record: dict) -> str:
 BAD_FACTS = [
     (lambda r: {"result": {**r["result"], "winner": _other_winner(r)}}, "'winner' is"),
     (lambda r: {"result": {**r["result"], "winner": None}}, "'winner' is None"),
-    (lambda r: {"result": {**r["result"], "scores": {k: 0 for k in r["result"]["scores"]}}},
+    (lambda r: {"result": {**r["result"], "scores": dict.fromkeys(r["result"]["scores"], 0)}},
      "'scores' is"),
     (lambda r: {"result": {**r["result"], "scores": None}}, "'scores' is None"),
     (lambda r: {"result": {"returns": r["result"]["returns"]}}, "must hold exactly"),

@@ -57,7 +57,7 @@ def test_first_seat_rows_are_the_games_played(carteso_report):
     _, text = carteso_report
     rows = table_rows(sections(text)["First-seat win rate by strength"])
     assert [row[0] for row in rows] == ["random", "mcts(iterations=10)", "mcts(iterations=20)"]
-    for agent, games, points, rate, interval, draws, forfeits, length in rows:
+    for _agent, games, points, rate, interval, _draws, forfeits, length in rows:
         assert games == "3" and 0 <= float(points) <= 3 and forfeits == "0"
         assert rate == f"{100 * float(points) / 3:.1f}%"
         low, high = wilson_interval(float(points), 3)

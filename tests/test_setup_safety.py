@@ -132,7 +132,7 @@ def _forged(view: dict, rng: random.Random) -> dict:
         view["face_up"] = rng.choice((["H"] * 40, ["Z"], [0], "H", ["H"] * (view["pile_size"] + 1)))
     elif where == "knowledge" and view.get("card_knowledge"):
         group, key = rng.choice(view["card_knowledge"]["groups"]), rng.choice(("cards", "hands"))
-        group[key] = {name: value for name in group[key]}
+        group[key] = dict.fromkeys(group[key], value)
         if rng.random() < 0.5:
             group["pile"] = value
     elif isinstance(view.get(where), dict):

@@ -12,7 +12,7 @@ import itertools
 import multiprocessing
 import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ..agents.base import load_agents_from, loaded_agent_sources
 from ..core.errors import BoardlabError

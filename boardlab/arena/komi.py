@@ -37,6 +37,7 @@ import math
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -347,15 +348,15 @@ def bootstrap(table: dict[int, list[float]], resamples: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     x = np.array([k / 2 for k in table])
     counts = [(int(n), int(round(pts - d / 2)), int(d)) for n, pts, d in table.values()]
-    values = []
+    estimates = []
     for _ in range(resamples):
         y = []
         for played, wins, draws in counts:
             w, d, _ = rng.multinomial(played, [wins / played, draws / played,
                                                max(0.0, 1 - (wins + draws) / played)])
             y.append(w + d / 2)
-        values.append(estimate(x, [c[0] for c in counts], y))
-    values = np.array(values)
+        estimates.append(estimate(x, [c[0] for c in counts], y))
+    values = np.array(estimates)
     finite = np.sort(values[~np.isnan(values)])
     if finite.size < max(10, resamples // 2):
         return {"interval": (None, None), "resamples": resamples,
@@ -506,7 +507,10 @@ def plan_run(game, options, agent, games, jobs, komi_range, step, rounds, resamp
 
 def play_rounds(plan, agent, games, seed, jobs, rounds, progress=None):
     """Play the adaptive rounds -> ([(komi_half, score)], [actions], CPU seconds, margins)."""
-    outcomes, actions, cpu, margins = [], [], 0.0, []
+    outcomes: list[tuple[int, float]] = []
+    actions: list[int] = []
+    margins: list[float] = []
+    cpu = 0.0
     lo, hi = plan["range"]
     sizes = round_sizes(games, rounds)
     pool = ProcessPoolExecutor(jobs, initializer=load_agents_from,
@@ -514,8 +518,8 @@ def play_rounds(plan, agent, games, seed, jobs, rounds, progress=None):
     try:
         for index, size in enumerate(sizes):
             centre = _centre(outcomes, lo, hi) if index else None
-            design = focus_design(plan["grid"], centre, size) if index else \
-                spread_design(plan["grid"], size)
+            design = spread_design(plan["grid"], size) if centre is None else \
+                focus_design(plan["grid"], centre, size)
             note = f"round {index + 1}/{len(sizes)}" + \
                 ("" if centre is None else f", estimate {centre:.1f}")
             tasks = [(plan["specs"][k], agent, seed + len(outcomes) + i)
@@ -551,9 +555,12 @@ def summarise(outcomes, anchor_half: int, step_half: int, resamples: int, seed: 
     x = [k / 2 for k in table]
     n = [r[0] for r in table.values()]
     y = [r[1] for r in table.values()]
-    result = {"games": len(outcomes), "status": "ok", "message": None, "warnings": [],
-              "a": None, "b": None, "fair_komi": None, "interval": [None, None],
-              "nearest_komi": None, "nearest_rate": None, "bootstrap": None}
+    result: dict[str, Any] = {
+        "games": len(outcomes), "status": "ok", "message": None, "warnings": [],
+        "a": None, "b": None, "fair_komi": None, "interval": [None, None],
+        "nearest_komi": None, "nearest_rate": None, "bootstrap": None}
+    a: float | None
+    b: float | None
     try:
         a, b = fit_logistic(x, n, y)
     except DegenerateData as error:
@@ -563,7 +570,7 @@ def summarise(outcomes, anchor_half: int, step_half: int, resamples: int, seed: 
             middle = sum(error.bounds) / 2
             result.update(fair_komi=middle,
                           nearest_komi=nearest_allowed(middle, anchor_half, step_half) / 2)
-    if b is not None:
+    if a is not None and b is not None:       # fitted together (or neither)
         fair = a / b
         near = nearest_allowed(fair, anchor_half, step_half) / 2
         boot = bootstrap(table, resamples, seed)

@@ -146,9 +146,11 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
     schedule = schedule_of({**config, "rounds": -(-games // len(names))})[:games]
     tasks = [game_task(config, game, g, {"match_game": g.index + 1}) for g in schedule]
     _check_folder(out_dir, resume, play)
-    rows, stopped, total = [], "", len(tasks)
+    rows: list[SimpleNamespace] = []
+    stopped, total = "", len(tasks)
     with _holding(out_dir) if out_dir and play else nullcontext():
         if resume or not play:            # read under the hold: no match adds records now
+            assert out_dir is not None, "_check_folder wants a folder to resume or report"
             rows, tasks = _already_played(game, tasks, out_dir)
             tasks = tasks if play else []
         for task, result in execute(tasks, jobs, ray_address):
@@ -168,8 +170,8 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
 def _already_played(game, tasks: list[dict], out_dir: str) -> tuple[list, list[dict]]:
     """The rows of the games whose records ``out_dir`` holds, and the tasks still to play."""
     done = {task["index"]: _stored_result(task, out_dir) for task in tasks}
-    rows = [_store_row(game, task, done[task["index"]], None)
-            for task in tasks if done[task["index"]] is not None]
+    rows = [_store_row(game, task, result, None)
+            for task in tasks if (result := done[task["index"]]) is not None]
     return rows, [task for task in tasks if done[task["index"]] is None]
 
 
@@ -179,11 +181,13 @@ def _check_folder(out_dir: str | None, resume: bool, play: bool) -> None:
     A resume or a report needs the folder; a new match never writes over the
     records of another one.
     """
-    if (resume or not play) and not out_dir:
-        raise BoardlabError("resuming a match needs the folder of its records (--out)")
-    if not play and not os.path.isdir(out_dir):
-        raise BoardlabError(f"no records to report: {out_dir} is not a folder")
-    if not out_dir or not play:
+    if not out_dir:
+        if resume or not play:
+            raise BoardlabError("resuming a match needs the folder of its records (--out)")
+        return
+    if not play:
+        if not os.path.isdir(out_dir):
+            raise BoardlabError(f"no records to report: {out_dir} is not a folder")
         return
     os.makedirs(out_dir, exist_ok=True)
     if not resume and any(name.startswith("game-") for name in os.listdir(out_dir)):

@@ -123,7 +123,8 @@ def match_elo_bounded(wins: int, draws: int, losses: int,
         low = score_low
     if var == 0 or high >= 1:
         high = score_high
-    return tuple(_elo_or_inf(x) + 0.0 for x in (score, low, high))   # + 0.0: no "-0"
+    return (_elo_or_inf(score) + 0.0, _elo_or_inf(low) + 0.0,    # + 0.0: no "-0"
+            _elo_or_inf(high) + 0.0)
 
 
 # --- Sequential probability ratio test ---------------------------------------
@@ -263,7 +264,7 @@ def _reaches_all(adjacent):
     """True if every node of the directed graph can be reached from node 0."""
     seen, todo = {0}, [0]
     while todo:
-        for j in np.flatnonzero(adjacent[todo.pop()]):
+        for j in np.flatnonzero(adjacent[todo.pop()]).tolist():
             if j not in seen:
                 seen.add(j)
                 todo.append(j)
@@ -351,7 +352,8 @@ def openskill_ratings(games: Iterable[tuple[Sequence[Sequence[str]], Sequence[fl
 
     model = model or PlackettLuce()
     current = {name: model.rating(name=name) for name in dict.fromkeys(names or ())}
-    played, points = Counter(), Counter()
+    played: Counter[str] = Counter()
+    points: Counter[str] = Counter()
     for teams, ranks in games:
         _check_game(teams, ranks)
         for p in _players(teams):

@@ -143,7 +143,8 @@ def schedule(names: list[str], num_sides: int, kind: str, rounds: int,
         raise BoardlabError(f"unknown deals {deals!r} (known: {', '.join(DEALS)})")
     if rounds < 1:
         raise BoardlabError(f"rounds must be at least 1, not {rounds}")
-    games, group_seed = [], seed
+    games: list[ScheduledGame] = []
+    group_seed = seed
     for _ in range(rounds):
         for group in PAIRINGS[kind](names, num_sides):
             for sides in rotations(group):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import socket
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String,
                         Table, UniqueConstraint, create_engine, delete, insert, select,
@@ -112,8 +112,10 @@ class Store:
             with self.engine.begin() as db:
                 row = db.execute(select(tournaments).where(tournaments.c.name == name)).first()
                 if row is None:
-                    return db.execute(insert(tournaments).values(
-                        name=name, config=config, created=_now())).inserted_primary_key[0]
+                    key = db.execute(insert(tournaments).values(
+                        name=name, config=config, created=_now())).inserted_primary_key
+                    assert key is not None, "an insert gives the new row's key"
+                    return key[0]
         except IntegrityError:                # created at the same moment by another runner
             return self.open_tournament(name, config)
         if {**LATER_KEYS, **row.config} != {**LATER_KEYS, **config}:
@@ -200,8 +202,8 @@ class Store:
                     continue
             if not _gone(held.host, held.pid):
                 since = held.since if held.since.tzinfo else \
-                    held.since.replace(tzinfo=timezone.utc)      # SQLite keeps it naive
-                since = since.astimezone(timezone.utc)
+                    held.since.replace(tzinfo=UTC)      # SQLite keeps it naive
+                since = since.astimezone(UTC)
                 raise LockedError(f"tournament {name!r} is being played by process "
                                   f"{held.pid} on {held.host} (since "
                                   f"{since:%Y-%m-%d %H:%M:%S} UTC); wait for it to end "
@@ -239,7 +241,7 @@ def _gone(host: str, pid: int) -> bool:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _first_line(error: Exception) -> str:

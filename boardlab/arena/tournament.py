@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from ..agents import make_agent
 from ..core.errors import BoardlabError
@@ -34,7 +34,7 @@ def tournament_config(spec: str, participants: dict[str, str], kind: str = "roun
     """
     game = make(spec)
     control = time_control or TimeControl()
-    for name, agent in participants.items():          # bad agent specs fail now, not later
+    for agent in participants.values():               # bad agent specs fail now, not later
         make_agent(agent, game, 0).close()
     config = {"game": game.spec, "participants": [[n, a] for n, a in participants.items()],
               "format": kind,
@@ -53,7 +53,7 @@ def participants_of(config: dict) -> dict[str, str]:
     """Name -> agent spec, in the configured order (kept as a list of pairs in storage)."""
     stored = config["participants"]
     pairs = stored.items() if isinstance(stored, dict) else stored     # early files: a dict
-    return {name: spec for name, spec in pairs}
+    return dict(pairs)
 
 
 def schedule_of(config: dict):
@@ -110,7 +110,7 @@ class Tournament:
         self._held = False
 
     @classmethod
-    def resume(cls, store: Store, name: str) -> "Tournament":
+    def resume(cls, store: Store, name: str) -> Tournament:
         return cls(store, name, store.config(name))
 
     def pending(self) -> list:

@@ -6,5 +6,6 @@ from .options import Option, parse_spec
 from .registry import game_class, games, make, register
 
 __all__ = ["BoardlabError", "IllegalMoveError", "NotationError", "OptionError",
-           "RecordError", "SpecError", "UnknownAgentError", "UnknownGameError", "CHANCE", "RESIGN", "SIMULTANEOUS", "TERMINAL", "Game",
-           "State", "Option", "parse_spec", "game_class", "games", "make", "register"]
+           "RecordError", "SpecError", "UnknownAgentError", "UnknownGameError", "CHANCE", "RESIGN",
+           "SIMULTANEOUS", "TERMINAL", "Game", "State", "Option", "parse_spec", "game_class",
+           "games", "make", "register"]

@@ -35,11 +35,14 @@ move starts with is an illegal click (the game says why when it is sent). A
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 KINDS = ("square", "torus", "track")
 PICKS = ("cell", "piece", "card", "token", "number")
 
 
-def gesture(name: str, picks: list[str], template: str, help: str = "") -> dict:
+def gesture(name: str, picks: list[str], template: str, help: str = "") -> dict[str, Any]:
     """One way of making a move by clicks (see the module text)."""
     bad = [p for p in picks if p.split(":")[0] not in PICKS]
     if bad:
@@ -47,8 +50,8 @@ def gesture(name: str, picks: list[str], template: str, help: str = "") -> dict:
     return {"name": name, "picks": list(picks), "template": template, "help": help}
 
 
-def grid(kind: str, width: int, height: int, cells: list[str], pieces: dict,
-         gestures: list[dict], buttons: list[str]) -> dict:
+def grid(kind: str, width: int, height: int, cells: Sequence[str], pieces: dict[str, Any],
+         gestures: list[dict[str, Any]], buttons: list[str]) -> dict[str, Any]:
     """A square or torus grid description."""
     if kind not in ("square", "torus"):
         raise ValueError(f"a grid is square or torus, not {kind!r}")
@@ -58,9 +61,9 @@ def grid(kind: str, width: int, height: int, cells: list[str], pieces: dict,
             "pieces": pieces, "gestures": gestures, "buttons": list(buttons)}
 
 
-def track(cells: list[str], symbols: list, pieces: dict, gestures: list[dict],
-          buttons: list[str], labels: dict | None = None,
-          legend: dict | None = None) -> dict:
+def track(cells: list[str], symbols: list[str | None], pieces: dict[str, Any],
+          gestures: list[dict[str, Any]], buttons: list[str], labels: dict[str, Any] | None = None,
+          legend: dict[str, Any] | None = None) -> dict[str, Any]:
     """A track description (start first), with the ``labels`` of some cells (cell
     name → label) and the ``legend`` of the symbols (code → ``{"label", "glyph"}``)
     when given (see the module text).
@@ -94,7 +97,7 @@ def track(cells: list[str], symbols: list, pieces: dict, gestures: list[dict],
     return description
 
 
-def check_block(description: dict, block: dict) -> list[str]:
+def check_block(description: dict[str, Any], block: dict[str, Any]) -> list[str]:
     """What is wrong with a view's ``board`` block for this description (empty: nothing)."""
     problems = []
     if block.get("kind") != description["kind"]:

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import BoardlabError, IllegalMoveError
 from .game import CHANCE, Game, Move, State
@@ -41,7 +43,7 @@ class TimeControl:
     game: float | None = None
     increment: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.move is not None and self.game is not None:
             raise BoardlabError("give a time per move or a time per game, not both")
         for name, value in (("move", self.move), ("game", self.game)):
@@ -54,11 +56,12 @@ class TimeControl:
         if self.increment and self.game is None:
             raise BoardlabError("an increment needs a time per game (--game-time)")
 
-    def budget(self, clock: float | None) -> dict | None:
+    def budget(self, clock: float | None) -> dict[str, Any] | None:
         """The budget handed to an agent: ``time`` always, ``clock`` with a game clock."""
         if self.move is not None:
             return {"time": self.move}
         if self.game is not None:
+            assert clock is not None, "a game clock is set when there is a time per game"
             share = max(0.001, clock / 30 + self.increment * 0.8)
             return {"time": min(share, max(clock, 0.001)), "clock": clock,
                     "increment": self.increment}
@@ -88,10 +91,10 @@ class GameDriver:
         self.seed = self.state.seed if self.state.seed is not None else seed
         self.time_control = time_control or TimeControl()
         self.clocks: list[float | None] = [self.time_control.game] * game.num_seats
-        self.forfeit_info: dict | None = None
+        self.forfeit_info: dict[str, Any] | None = None
         self._chance = random.Random(self.seed)
         self._snapshots: dict[int, State] = {0: self.state.clone()}
-        self._clocks_at: dict[int, list] = {}       # the clocks after each history length
+        self._clocks_at: dict[int, list[float | None]] = {}   # the clocks after each length
         self._play_chance()
         self._log_clocks()
 
@@ -104,20 +107,20 @@ class GameDriver:
     def over(self) -> bool:
         return self.state.is_terminal()
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None) -> dict[str, Any]:
         """``state.view(seat)`` with the clocks filled in when the game has them."""
         view = self.state.view(seat)
         if self.time_control.game is not None:
-            view["clocks"] = {name: round(clock, 3) for name, clock in
-                              zip(self.game.seat_names, self.clocks)}
+            view["clocks"] = {name: None if clock is None else round(clock, 3)
+                              for name, clock in zip(self.game.seat_names, self.clocks)}
         return view
 
-    def budget(self, seat: int) -> dict | None:
+    def budget(self, seat: int) -> dict[str, Any] | None:
         """The thinking budget of ``seat`` now under the time control."""
         return self.time_control.budget(self.clocks[seat])
 
     # Moves --------------------------------------------------------------------------
-    def submit(self, seat: int, move, used: float | None = None) -> Move:
+    def submit(self, seat: int, move: int | str, used: float | None = None) -> Move:
         """``seat`` plays ``move`` (an action number, or notation; ``resign`` resigns).
 
         In a simultaneous round this commits ``seat``'s choice. ``used`` (seconds)
@@ -150,7 +153,7 @@ class GameDriver:
         self.state.agree_draw()
         self._log_clocks()
 
-    def forfeit(self, seat: int, kind: str, reason: str) -> dict | None:
+    def forfeit(self, seat: int, kind: str, reason: str) -> dict[str, Any] | None:
         """``seat`` loses by forfeit (a crash, a timeout, an illegal move): it resigns
         whether or not it acts now, and the record says why. A game already over
         stays as it ended (None)."""
@@ -173,9 +176,10 @@ class GameDriver:
         Returns what was left before the increment: below zero, the seat overstepped
         its time (the increment of a move does not pay for that move's overrun).
         """
-        if self.clocks[seat] is None:
+        clock = self.clocks[seat]
+        if clock is None:
             return None
-        left = self.clocks[seat] - used
+        left = clock - used
         self.clocks[seat] = left + self.time_control.increment
         return left
 
@@ -223,7 +227,8 @@ class GameDriver:
             self._snapshots[length] = self.state.clone()
 
     # The record ---------------------------------------------------------------------
-    def record(self, players=None, meta: dict | None = None) -> dict:
+    def record(self, players: Iterable[str] | None = None,
+               meta: dict[str, Any] | None = None) -> dict[str, Any]:
         """The game's record (see core/record.py); a forfeit goes in ``meta.forfeit``."""
         info = dict(meta or {})
         if self.forfeit_info:

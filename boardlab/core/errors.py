@@ -1,4 +1,5 @@
 """Exceptions raised by boardlab. Every error a user can cause is a BoardlabError."""
+from __future__ import annotations
 
 
 class BoardlabError(Exception):
@@ -8,15 +9,15 @@ class BoardlabError(Exception):
 class UnknownGameError(BoardlabError, KeyError):
     """A game name that is not in the registry."""
 
-    def __str__(self):
-        return self.args[0] if self.args else "unknown game"
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown game"
 
 
 class UnknownAgentError(BoardlabError, KeyError):
     """An agent name that is not in the agent registry."""
 
-    def __str__(self):
-        return self.args[0] if self.args else "unknown agent"
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown agent"
 
 
 class OptionError(BoardlabError, ValueError):
@@ -34,7 +35,8 @@ class NotationError(BoardlabError, ValueError):
 class IllegalMoveError(BoardlabError, ValueError):
     """A well-formed move that the rules do not allow in this position."""
 
-    def __init__(self, message, move=None, index=None, reason=None):
+    def __init__(self, message: str, move: object = None, index: int | None = None,
+                 reason: str | None = None):
         super().__init__(message)
         self.move = move
         self.index = index

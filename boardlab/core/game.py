@@ -15,8 +15,9 @@ game probes for features.
 """
 from __future__ import annotations
 
+import random
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import BoardlabError, IllegalMoveError, NotationError, OptionError
 from .options import FrozenOptions, Option, format_spec, resolve
@@ -134,7 +135,7 @@ class Game:
     #: that lists "sgf" implements :meth:`sgf`)
     record_formats: tuple[str, ...] = ("json",)
 
-    def __init__(self, **options):
+    def __init__(self, **options: Any) -> None:
         self.options = resolve(self.declared_options, options, self.name)
         self.given = frozenset(options)  # the options set explicitly
         self.validate()                  # may normalise options (aliases)
@@ -176,7 +177,7 @@ class Game:
         """An upper bound on the number of actions in any game."""
         raise NotImplementedError
 
-    def new_initial_state(self, seed: int | None = None) -> "State":
+    def new_initial_state(self, seed: int | None = None) -> State:
         raise NotImplementedError
 
     @property
@@ -210,7 +211,7 @@ class Game:
         low, high = self.utility_bounds
         return len(self.teams) == 2 and low <= 0 <= high
 
-    def sgf(self, record: dict) -> str:
+    def sgf(self, record: dict[str, Any]) -> str:
         """The SGF text of a finished game's record (games listing "sgf" in
         ``record_formats``)."""
         raise BoardlabError(f"{self.spec} has no SGF form (its record formats: "
@@ -227,11 +228,11 @@ class Game:
         return ()
 
     # What a user interface draws from -----------------------------------------
-    def board_description(self) -> dict:
+    def board_description(self) -> dict[str, Any]:
         """How to draw this game's board without knowing the game (see core/board.py)."""
         raise NotImplementedError
 
-    def facts(self) -> dict:
+    def facts(self) -> dict[str, Any]:
         """Every declared fact as plain JSON data (for front ends and adapters)."""
         return {
             "game": self.name, "title": self.title or self.name, "spec": self.public_spec,
@@ -276,13 +277,13 @@ class Game:
             moves += len(state.history) - before
         return moves
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec}>"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self.options == other.options
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.name, self.spec))
 
 
@@ -337,10 +338,10 @@ class State:
         """Parse a move in the notation; raise NotationError if malformed."""
         raise NotImplementedError
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         raise NotImplementedError
 
-    def view(self, seat: int | None, texts: bool = True) -> dict:
+    def view(self, seat: int | None, texts: bool = True) -> dict[str, Any]:
         """What ``seat`` may know (``None``: a spectator), as plain JSON data.
 
         The envelope every game shares (see core/view.py) plus the game's own keys.
@@ -362,11 +363,11 @@ class State:
                 "scores": self.scores(), "reason": "agreement"})
         return {**shared, **{k: v for k, v in own.items() if k not in shared}}
 
-    def _view(self, seat: int | None) -> dict:
+    def _view(self, seat: int | None) -> dict[str, Any]:
         """The game's own keys of ``view(seat)`` (nothing hidden from ``seat``)."""
         return {}
 
-    def board_view(self, seat: int | None) -> dict:
+    def board_view(self, seat: int | None) -> dict[str, Any]:
         """The ``board`` block of ``view(seat)``, in the shape the description declares."""
         raise NotImplementedError
 
@@ -374,7 +375,7 @@ class State:
         """The history in notation as ``seat`` may see it (games hide secret picks)."""
         return self.history_text()
 
-    def scores(self) -> dict | None:
+    def scores(self) -> dict[str, Any] | None:
         """Scores by seat or team name, when the game keeps a score."""
         return None
 
@@ -411,7 +412,8 @@ class State:
         """The position as text for a terminal, as ``seat`` may see it."""
         return str(self)
 
-    def status_lines(self, seat: int | None = None, view: dict | None = None) -> list[str]:
+    def status_lines(self, seat: int | None = None,
+                     view: dict[str, Any] | None = None) -> list[str]:
         """Lines under the board: scores, whose turn, the last move, the result.
 
         ``view``: ``self.view(seat)`` when the caller has it already (a server sends
@@ -437,7 +439,7 @@ class State:
         """Deal again what ``viewer`` cannot see (games that declare ``cheap_resample``)."""
         raise BoardlabError(f"{self.game.spec} cannot redeal")
 
-    def search_listed(self):
+    def search_listed(self) -> tuple[int, int, Any]:
         """``(current_player(), count, array)``: the legal actions are ``array[:count]``,
         an array of the state's own that the next :meth:`search_step` rewrites (games
         that declare ``listed_search``)."""
@@ -448,16 +450,15 @@ class State:
         :meth:`search_listed`'s player and count (games that declare ``listed_search``)."""
         raise BoardlabError(f"{self.game.spec} does not list its actions for search")
 
-    def search_kernel(self):
+    def search_kernel(self) -> tuple[Any, ...] | None:
         """The compiled search's view of this position (``agents.kernel_tree``), or None
         where the game offers none or it does not apply here (a pre-game phase):
         ``(kernel module, buffer, scratch, n, nbr, aux, komi in half points, the seat
         of each side)``, the kernel's ``search_*`` functions taking the middle five."""
         return None
 
-    def played_out(self, seed: int) -> "State":
+    def played_out(self, seed: int) -> State:
         """A copy of this state played to the end at random."""
-        import random
         rng, state = random.Random(seed), self.clone()
         while not state.is_terminal():
             if state.is_chance():
@@ -489,14 +490,14 @@ class State:
         del turns
         return None
 
-    def played_to_horizon(self, seed: int, until: int, policy: str = "random") -> "State":
+    def played_to_horizon(self, seed: int, until: int, policy: str = "random") -> State:
         """The position a rollout with ``until`` (a :meth:`rollout_horizon`) stops at: a
         copy played on by ``policy`` to the end or to the horizon, where a network may
         value it instead of the rollout's own estimate (``mcts(net_at=horizon)``). Only
         games whose rollouts stop at a horizon offer it."""
         raise NotImplementedError(f"{self.game.name}: rollouts play to the end here")
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """A JSON-ready description of the position (the ``replay`` output)."""
         raise NotImplementedError
 
@@ -511,7 +512,7 @@ class State:
         actions = self.legal_actions()
         return [(action, 1.0 / len(actions)) for action in actions]
 
-    def sample_chance(self, rng) -> int:
+    def sample_chance(self, rng: random.Random) -> int:
         """One outcome of this CHANCE node, drawn with ``rng`` by its probability."""
         outcomes = self.chance_outcomes()
         return rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes])[0]
@@ -634,7 +635,7 @@ class State:
         self._checked_apply(action, seat, text)
         return action
 
-    def _split_seat(self, text):
+    def _split_seat(self, text: str) -> tuple[int | None, str]:
         if not isinstance(text, str):
             raise NotationError(f"a move must be text, not {text!r}")
         name, colon, rest = text.partition(":")
@@ -645,6 +646,7 @@ class State:
     def _checked_apply(self, action: int, seat: int | None, text: str | None) -> None:
         player = self.current_player()          # asked once: the hot path of search
         simultaneous = player == SIMULTANEOUS
+        reason: str | None
         if simultaneous and seat is None:
             seats = ", ".join(self.game.seat_names[s] for s in self._acting_seats())
             reason = f"several seats act now ({seats}): say whose move it is"
@@ -675,6 +677,7 @@ class State:
         """Make the legal ``action`` (of ``seat`` in a simultaneous round; ``player`` is
         ``current_player()``) and write its history entry."""
         if player == SIMULTANEOUS:
+            assert seat is not None, "a move in a simultaneous round needs its seat"
             self._commit(seat, action)
             self.history.append(_move(Move, (seat, action)))
         else:
@@ -748,6 +751,6 @@ class State:
         else:
             self.apply(action)
 
-    def __str__(self):
+    def __str__(self) -> str:
         rows = self.summary().get("board", [])
         return "\n".join(rows) if isinstance(rows, list) else repr(self)

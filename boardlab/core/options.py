@@ -11,31 +11,32 @@ A game declares its options as :class:`Option` objects; :func:`parse_spec` turns
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, NoReturn
 
 from .errors import OptionError, SpecError
 
 
-class FrozenOptions(dict):
+class FrozenOptions(dict[str, Any]):
     """A game's resolved options: a plain dict (JSON, equality) that cannot change."""
 
-    def _frozen(self, *args, **kwargs):
+    def _frozen(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("a game's options are frozen: make a new game with other options")
 
     __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _frozen
     __ior__ = _frozen
 
-    def __hash__(self):
+    def __hash__(self) -> int:  # type: ignore[override]  # dict says it is unhashable
         return hash(tuple(sorted((k, repr(v)) for k, v in self.items())))
 
-    def __reduce__(self):                 # pickles (worker processes) as a new frozen dict
-        return FrozenOptions, (dict(self),)
+    def __reduce__(self) -> tuple[type[FrozenOptions], tuple[dict[str, Any]]]:
+        return FrozenOptions, (dict(self),)   # pickles (worker processes) as a new frozen dict
 
-    def __copy__(self):
+    def __copy__(self) -> FrozenOptions:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenOptions:
         return self
 
 _TRUE = {"true", "on", "yes", "1"}
@@ -56,7 +57,7 @@ class Option:
     type: type
     default: Any
     help: str
-    choices: tuple | None = None
+    choices: tuple[Any, ...] | None = None
     minimum: float | None = None
     maximum: float | None = None
     check: Callable[[Any], str | None] | None = None
@@ -94,7 +95,7 @@ class Option:
         return value
 
 
-def _show(value):
+def _show(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -102,7 +103,7 @@ def _show(value):
     return str(value)
 
 
-def _convert(kind, value):
+def _convert(kind: type, value: Any) -> Any:
     if kind is bool:
         if isinstance(value, bool):
             return value
@@ -126,7 +127,7 @@ def _convert(kind, value):
     return str(value)
 
 
-def resolve(declared: tuple[Option, ...], given: dict, game: str) -> dict:
+def resolve(declared: tuple[Option, ...], given: dict[str, Any], game: str) -> dict[str, Any]:
     """Return the full option dict: given values checked, the others defaulted."""
     by_name = {o.name: o for o in declared}
     unknown = [k for k in given if k not in by_name]
@@ -148,7 +149,7 @@ _OPTION_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w-]*\s*=)")
 _SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
 
-def parse_spec(spec: str) -> tuple[str, dict]:
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``name(k=v,...)`` into the name and a dict of raw string values."""
     if not isinstance(spec, str):
         raise SpecError(f"a spec must be a string, not {type(spec).__name__}")
@@ -156,7 +157,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     if not match:
         raise SpecError(f"bad spec {spec!r}: expected NAME or NAME(key=value,...)")
     name, body = match.group(1).lower(), match.group(2)
-    raw: dict = {}
+    raw: dict[str, Any] = {}
     parts = _OPTION_SPLIT.split(body or "")
     for index, part in enumerate(parts):
         if not part.strip():
@@ -174,7 +175,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return name, raw
 
 
-def with_options(spec: str, **options) -> str:
+def with_options(spec: str, **options: Any) -> str:
     """``spec`` with ``options`` set (replacing any it gives), as a spec string.
 
     >>> with_options("mcts(evaluator=net,time=2)", time=1, reuse=False)
@@ -194,7 +195,8 @@ def split_specs(text: str) -> list[str]:
     >>> split_specs("random,mcts(time=1,c=2), greedy")
     ['random', 'mcts(time=1,c=2)', 'greedy']
     """
-    parts, depth, start = [], 0, 0
+    parts: list[str] = []
+    depth = start = 0
     for i, char in enumerate(text):
         depth += {"(": 1, ")": -1}.get(char, 0)
         if char == "," and depth == 0:
@@ -204,7 +206,7 @@ def split_specs(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def option_value(option, value):
+def option_value(option: Option, value: Any) -> Any:
     """``value`` converted as the option would; None when it is not valid."""
     try:
         return option.convert(value)
@@ -212,9 +214,9 @@ def option_value(option, value):
         return None
 
 
-def format_spec(name: str, options: dict, declared: tuple[Option, ...]) -> str:
+def format_spec(name: str, options: dict[str, Any], declared: tuple[Option, ...]) -> str:
     """The canonical spec: options that differ from their default, in declared order."""
-    def default(option):
+    def default(option: Option) -> Any:
         return option.default(options) if callable(option.default) else option.default
 
     parts = [f"{o.name}={_show(options[o.name])}" for o in declared

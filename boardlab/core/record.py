@@ -15,7 +15,10 @@ raises :class:`RecordError` and nothing is half-loaded.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+import os
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 from .errors import BoardlabError, IllegalMoveError, NotationError, RecordError
 from .game import State
@@ -25,7 +28,8 @@ FORMAT = "boardlab-record/1"
 FORMAT_AGREED_DRAW = "boardlab-record/2"       # version 1 plus "agreed_draw"
 FORMATS = (FORMAT, FORMAT_AGREED_DRAW)
 
-def replay_moves(spec: str, moves, seed: int | None = 0, agreed_draw: bool = False) -> State:
+def replay_moves(spec: str, moves: str | Iterable[str], seed: int | None = 0,
+                 agreed_draw: bool = False) -> State:
     """The state reached by playing ``moves`` (notation) from the start (then agreeing
     a draw, with ``agreed_draw``).
 
@@ -46,7 +50,7 @@ def replay_moves(spec: str, moves, seed: int | None = 0, agreed_draw: bool = Fal
     return state
 
 
-def replay(spec: str, moves, seed: int | None = 0) -> dict:
+def replay(spec: str, moves: str | Iterable[str], seed: int | None = 0) -> dict[str, Any]:
     """The summary dict of the position after ``moves``.
 
     >>> import boardlab
@@ -56,7 +60,7 @@ def replay(spec: str, moves, seed: int | None = 0) -> dict:
     return replay_moves(spec, moves, seed).summary()
 
 
-def result_of(state: State) -> dict | None:
+def result_of(state: State) -> dict[str, Any] | None:
     """The result part of a record, or None while the game is running."""
     if not state.is_terminal():
         return None
@@ -67,17 +71,18 @@ def result_of(state: State) -> dict | None:
             "scores": state.scores()}
 
 
-def to_record(state: State, players=None, seed: int | None = None, meta=None) -> dict:
+def to_record(state: State, players: Iterable[str] | None = None,
+              seed: int | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """A record of the game that led to ``state``."""
     game = state.game
     if seed is None:
         seed = state.seed
-    record = {"format": FORMAT_AGREED_DRAW if state.agreed_draw else FORMAT,
+    record: dict[str, Any] = {"format": FORMAT_AGREED_DRAW if state.agreed_draw else FORMAT,
               "game": game.name, "spec": game.spec,
               "options": game.options, "seats": list(game.seat_names),
               "players": list(players) if players else None,
               "moves": state.history_text(), "result": result_of(state),
-              "created": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              "created": datetime.now(UTC).isoformat(timespec="seconds")}
     if state.agreed_draw:
         record["agreed_draw"] = True
     if seed is not None:
@@ -87,12 +92,12 @@ def to_record(state: State, players=None, seed: int | None = None, meta=None) ->
     return record
 
 
-def dumps(state: State, **kwargs) -> str:
+def dumps(state: State, **kwargs: Any) -> str:
     """The record of ``state`` as JSON text."""
     return json.dumps(to_record(state, **kwargs), indent=1)
 
 
-def loads(text: str) -> tuple[dict, State]:
+def loads(text: str) -> tuple[dict[str, Any], State]:
     """Parse and check a record; return it with the replayed final state."""
     try:
         record = json.loads(text)
@@ -103,7 +108,7 @@ def loads(text: str) -> tuple[dict, State]:
     return record, check_record(record)
 
 
-def check_record(record) -> State:
+def check_record(record: object) -> State:
     """Validate a parsed record and replay it; raise RecordError on any problem."""
     try:
         return _check(record)
@@ -111,7 +116,7 @@ def check_record(record) -> State:
         raise RecordError("record holds a value nested too deeply") from None
 
 
-def _check(record) -> State:
+def _check(record: object) -> State:
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
     version = record.get("format")
@@ -145,7 +150,7 @@ def _check(record) -> State:
     return state
 
 
-def _check_facts(record: dict, state: State) -> None:
+def _check_facts(record: dict[str, Any], state: State) -> None:
     """The record's stored facts agree with the replayed ``state``."""
     game = state.game
     if "game" in record and record["game"] != game.name:
@@ -187,19 +192,19 @@ def _check_facts(record: dict, state: State) -> None:
                               f"{_short(stored[key])}, the replay gives {replayed[key]!r}")
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     """``value`` for an error message, cut short (a record may hold anything)."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def save(path, state: State, **kwargs) -> None:
+def save(path: str | os.PathLike[str], state: State, **kwargs: Any) -> None:
     """Write the record of ``state`` to ``path``."""
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(dumps(state, **kwargs) + "\n")
 
 
-def load(path) -> tuple[dict, State]:
+def load(path: str | os.PathLike[str]) -> tuple[dict[str, Any], State]:
     """Read and replay the record at ``path``."""
     try:
         with open(path, encoding="utf-8") as handle:

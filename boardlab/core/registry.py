@@ -8,6 +8,7 @@ load their compiled kernels.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from .errors import OptionError, UnknownGameError
 from .game import Game
@@ -50,7 +51,7 @@ def game_class(name: str) -> type[Game]:
     return cls
 
 
-def make(spec: str, **options) -> Game:
+def make(spec: str, **options: Any) -> Game:
     """A configured game from a name or spec string, plus keyword options.
 
     >>> import boardlab
@@ -66,4 +67,5 @@ def make(spec: str, **options) -> Game:
 
 def games() -> list[type[Game]]:
     """All registered Game classes, by name (lazy ones are imported)."""
-    return [_load(name) for name in sorted(set(_GAMES) | set(_LAZY))]
+    loaded = (_load(name) for name in sorted(set(_GAMES) | set(_LAZY)))
+    return [cls for cls in loaded if cls is not None]     # None: never (each name loads)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import random
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -321,11 +322,11 @@ class Cartagena(Game):
         return self.options["max_turns"] * (apt + 1 + 2 * apt + self.deck_size) + 1
 
     @property
-    def rules_summary(self) -> str:
+    def rules_summary(self) -> str:  # type: ignore[override]  # Game: a plain attribute
         return text.rules_summary(self)
 
     @property
-    def notation_guide(self) -> str:
+    def notation_guide(self) -> str:  # type: ignore[override]  # Game: a plain attribute
         return text.notation_guide(self)
 
     def board_description(self) -> dict:
@@ -339,7 +340,7 @@ class Cartagena(Game):
         """
         L = self.L
         cells = [str(x) for x in range(L + 2)]
-        symbols = [None] * (L + 2)
+        symbols: list[str | None] = [None] * (L + 2)
         if self.track is not None:
             symbols[1:L + 1] = [self.alphabet[s] for s in self.track]
         pieces = {name: {"label": f"{name} pirate", "owner": name} for name in self.seat_names}
@@ -366,14 +367,14 @@ class Cartagena(Game):
             self._ranked[first] = returns
         return returns
 
-    def new_initial_state(self, seed=None) -> "CartagenaState":
+    def new_initial_state(self, seed=None) -> CartagenaState:
         return CartagenaState(self, seed)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         buf = np.zeros(self.layout["size"], dtype=np.int32)
         return K.playouts(buf, self.cfg, count, seed)
 
-    def determinize(self, view: dict, seed: int) -> "CartagenaState":
+    def determinize(self, view: dict, seed: int) -> CartagenaState:
         """A full state consistent with ``view``: unseen cards dealt at random.
 
         The viewer's hand, every public fact and the face-up cards are kept;
@@ -386,6 +387,8 @@ class Cartagena(Game):
 
 class CartagenaState(KernelState):
     """A Cartagena position: the kernel buffer plus its seed and the seats' card knowledge."""
+
+    game: Cartagena
 
     def __init__(self, game: Cartagena, seed=None):
         super().__init__(game, seed)
@@ -562,13 +565,14 @@ class CartagenaState(KernelState):
         K.apply_logged(self.buf, game.cfg, action, self._log)
         if kind in (K.PLAY, K.DISCARD):
             return [("played", seat, symbol)]
-        return self._draw_events(seat, discard) if kind == K.BACK else []
+        return self._draw_events(seat, discard) if discard is not None else []
 
-    def _draw_events(self, seat: int, discard: list[int]) -> list[tuple]:
+    def _draw_events(self, seat: int, discard: list[int]) -> list[tuple[Any, ...]]:
         """The kernel's log of the draws just made, as knowledge events (``discard``: the
         discard pile before them, which a reshuffle turns into the new pile)."""
         log, public = self._log, bool(self.game.cfg[K.C_ROW])
-        events, row = [], []
+        events: list[tuple[Any, ...]] = []
+        row: list[int] = []
         for i in range(1, int(log[0]) + 1, 2):
             code, card = int(log[i]), int(log[i + 1])
             if code == K.EV_REVEAL:
@@ -603,7 +607,7 @@ class CartagenaState(KernelState):
         """Every seat's :meth:`ranking_key` in the position ``buf`` (the kernel's)."""
         keys = np.empty((self.game.num_seats, 2), dtype=np.int64)
         K.ranking_keys(buf, self.game.cfg, keys)
-        return [tuple(key) for key in keys.tolist()]
+        return [(first, second) for first, second in keys.tolist()]
 
     def _first(self, buf=None) -> list[int]:
         """The seats ranked first at the end (several on an exact tie; all when all tie),
@@ -759,7 +763,8 @@ class CartagenaState(KernelState):
         game, names = self.game, self.game.seat_names
         over = self.is_terminal()
         winners = [names[s] for s in self.winners()]
-        info = {"game": game.name, "spec": game.public_spec, "seats": list(names)}
+        info: dict[str, Any] = {"game": game.name, "spec": game.public_spec,
+                                "seats": list(names)}
         info.update(self._view(None))
         del info["hand"]
         info.update({

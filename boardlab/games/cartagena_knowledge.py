@@ -13,8 +13,9 @@ are all in other hands. :class:`CardKnowledge` keeps that for one viewer:
   interchangeable, between groups they are not.
 
 Dealing each group at random into its places (the kernel's ``deal_groups``)
-gives a world consistent with everything the viewer has seen. Before any reshuffle and with nothing drawn in
-the open there is one group, every unseen card, and that deal is uniform.
+gives a world consistent with everything the viewer has seen. Before any
+reshuffle and with nothing drawn in the open there is one group, every unseen
+card, and that deal is uniform.
 
 Two choices keep the true world among the possible ones: a seat that plays a
 card it is known to hold plays the known one (cards of one symbol are alike),
@@ -50,14 +51,14 @@ class CardKnowledge:
         self.viewer, self.known, self.groups = viewer, known, groups
 
     @classmethod
-    def at_deal(cls, viewer: int, unseen, hand_sizes, pile: int) -> "CardKnowledge":
+    def at_deal(cls, viewer: int, unseen, hand_sizes, pile: int) -> CardKnowledge:
         """At the start: every card the viewer cannot see is in one group."""
         seats, symbols = len(hand_sizes), len(unseen)
         hands = [0 if q == viewer else int(n) for q, n in enumerate(hand_sizes)]
         return cls(viewer, [[0] * symbols for _ in range(seats)],
                    [[[int(c) for c in unseen], hands, int(pile)]])
 
-    def copy(self) -> "CardKnowledge":
+    def copy(self) -> CardKnowledge:
         return CardKnowledge(self.viewer, [list(k) for k in self.known],
                              [[list(c), list(h), p] for c, h, p in self.groups])
 
@@ -85,6 +86,7 @@ class CardKnowledge:
         latest = self.groups[-1] if self.groups else None
         if public:
             if seat != self.viewer:
+                assert card is not None, "a draw from the face-up row shows its card"
                 self.known[seat][card] += 1
             return
         if latest is None or latest[2] == 0:
@@ -154,7 +156,7 @@ class CardKnowledge:
                             "pile": int(p)} for c, h, p in self.groups]}
 
     @classmethod
-    def from_data(cls, data: dict, viewer: int, alphabet: str, names) -> "CardKnowledge":
+    def from_data(cls, data: dict, viewer: int, alphabet: str, names) -> CardKnowledge:
         def counts(cards):
             return [int(cards.get(a, 0)) for a in alphabet]
         known = [counts(data["known"].get(name, {})) for name in names]

@@ -227,8 +227,9 @@ def public_from_view(state, view: dict) -> None:
     state.track[1:game.L + 1] = [alphabet.index(c) for c in view["track"]]
     result = view["result"] or {}
     reason = result.get("reason")
-    buf[K.M_OVER] = {"all tokens home": K.OVER_WIN, "deadlock": K.OVER_DEADLOCK,
-                     "turn cap": K.OVER_CAP}.get(reason, 0)
+    ends: dict[str | None, int] = {"all tokens home": K.OVER_WIN,
+                                   "deadlock": K.OVER_DEADLOCK, "turn cap": K.OVER_CAP}
+    buf[K.M_OVER] = ends.get(reason, 0)
     if reason == "all tokens home":
         buf[K.M_WINNER] = names.index(result["winners"][0])
     resigner = result["returns"].index(-1.0) if reason == "resignation" else None
@@ -261,11 +262,13 @@ def movers(game, actions: list[int], first: int, resigner: int | None) -> tuple[
     mover must then discard down to the hand limit: the discards close it. A
     resignation is the resigner's (who may resign out of turn).
     """
-    cfg, apt, seats = game.cfg, game.options["actions_per_turn"], []
+    cfg, apt = game.cfg, game.options["actions_per_turn"]
+    seats: list[int] = []
     kinds = [-1 if a == RESIGN else int(K.decode(cfg, a)[0]) for a in actions]
     seat, done = first, 0
     for i, kind in enumerate(kinds):
         if kind == -1:
+            assert resigner is not None, "a resignation among the actions has its resigner"
             seats.append(resigner)
             continue
         seats.append(seat)

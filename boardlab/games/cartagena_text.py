@@ -153,7 +153,7 @@ def render(state, colour: bool = False, seat: int | None = None) -> str:
     width = 4
     lines = ["".join(f"{x:>{width}}" for x in range(1, L + 1))]
     lines.append("".join(f"{c:>{width}}" for c in view["track"]))
-    stacks = [[] for _ in range(L + 2)]
+    stacks: list[list[str]] = [[] for _ in range(L + 2)]
     for name, tokens in view["tokens"].items():
         for x in tokens:
             stacks[x].append(initials[name])

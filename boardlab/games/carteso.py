@@ -34,6 +34,7 @@ def _default_komi(options) -> float:
 
 
 class CartesoState(TerritoryState):
+    game: Carteso
 
     def _init_buffer(self):
         self.scratch, self.move_list = _scratch(self.game.n)
@@ -153,4 +154,5 @@ class Carteso(TerritoryGame):
     def bench_playouts(self, count: int, seed: int) -> int:
         """Random playouts from the empty board (the bench policy); returns the moves."""
         state = self.new_initial_state()
-        return K.playouts(state.buf, state.scratch, self.n, self.topology.nbr, self.topology.diag, count, seed)
+        return K.playouts(state.buf, state.scratch, self.n, self.topology.nbr, self.topology.diag,
+                          count, seed)

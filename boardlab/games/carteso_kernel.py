@@ -203,7 +203,7 @@ def _local_table() -> np.ndarray:
     how many orthogonal neighbours are passable."""
     table = np.zeros(512, dtype=np.int32)
     for pattern in range(512):
-        def at(dr, dc):
+        def at(dr, dc, pattern=pattern):
             return (pattern >> (3 * (dr + 1) + dc + 1)) & 1
         pn, pe, ps, pw = at(1, 0), at(0, 1), at(-1, 0), at(0, -1)
         k = pn + pe + ps + pw

@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-from functools import lru_cache
 
 import numpy as np
 
@@ -109,7 +108,7 @@ GUIDED_GREED = 900
 CAPPED_SCALE = 4.0
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def torus_symmetries(n: int) -> tuple[Symmetry, ...]:
     """CTOR's symmetries on an ``n`` x ``n`` field (:meth:`Ctor.symmetries`): they depend on
     the size alone, so each size computes them once (outside the game object, which
@@ -169,7 +168,9 @@ class Ctor(Game):
         o = self.options
         self.n = o["size"]
         self.P = self.n * self.n
-        self.team_sizes = tuple(int(v) for v in _TEAMS.match(o["teams"]).groups())
+        teams = _TEAMS.match(o["teams"])
+        assert teams is not None, "the teams option's check allows only NvM"
+        self.team_sizes = tuple(int(v) for v in teams.groups())
         rows = [[int(v) for v in row.split(",")] for row in o["quota_table"].split("/")]
         self.quotas = [rows[(o["quota_row"] or (size if o["quota_by"] == "own" else
                                                 max(self.team_sizes))) - 1]
@@ -244,12 +245,12 @@ class Ctor(Game):
                            self.declared_options)
 
     @property
-    def simultaneous(self) -> bool:
+    def simultaneous(self) -> bool:  # type: ignore[override]  # Game: a plain attribute
         """Team mates act at once: team_protocol=simultaneous and a team of 2-3 members."""
         return self.options["team_protocol"] == "simultaneous" and max(self.team_sizes) > 1
 
     @property
-    def perfect_information(self) -> bool:
+    def perfect_information(self) -> bool:  # type: ignore[override]  # Game: a plain attribute
         """Secret squares and team mates' pending choices are hidden information."""
         return not self.options["secret_squares"] and not self.simultaneous
 
@@ -257,11 +258,11 @@ class Ctor(Game):
     can_sample = True              # determinize() samples the other team's secret squares
 
     @property
-    def rules_summary(self) -> str:
+    def rules_summary(self) -> str:  # type: ignore[override]  # Game: a plain attribute
         return text.rules_summary(self)
 
     @property
-    def notation_guide(self) -> str:
+    def notation_guide(self) -> str:  # type: ignore[override]  # Game: a plain attribute
         return text.notation_guide(self)
 
     @property
@@ -339,10 +340,10 @@ class Ctor(Game):
         return boards.grid("torus", self.n, self.n, [str(q) for q in range(1, self.P + 1)],
                            pieces, gestures, ["end"])
 
-    def new_initial_state(self, seed=None) -> "CtorState":
+    def new_initial_state(self, seed=None) -> CtorState:
         return CtorState(self)
 
-    def determinize(self, view: dict, seed: int) -> "CtorState":
+    def determinize(self, view: dict, seed: int) -> CtorState:
         """A full state consistent with ``view``, for search (see ``ctor_sample``):
         the other team's unrevealed secret squares drawn among the squares it could
         still hold; the commits hidden from the viewer in the open sub-round drawn
@@ -358,6 +359,8 @@ class Ctor(Game):
 class CtorState(KernelState):
     """A CTOR position: the kernel buffer (in simultaneous team play it holds the
     open sub-round too: each member's pending operation and its use of the quotas)."""
+
+    game: Ctor
 
     def __init__(self, game: Ctor):
         super().__init__(game, None)
@@ -515,7 +518,7 @@ class CtorState(KernelState):
         """The buffer as ``seat`` sees it in an open sub-round: its own pending operations
         done (its team mates' are hidden from it); otherwise the buffer itself."""
         member = None if seat is None else self._member(seat)
-        if member is None or not self.pending_actions(seat):
+        if seat is None or member is None or not self.pending_actions(seat):
             return self.buf
         work = np.empty_like(self.buf)
         K.member_board(self.buf, *self._tables(), member, work)
@@ -736,7 +739,7 @@ class CtorState(KernelState):
         cut short by a resignation), the other members' commits."""
         game, history = self.game, self.history
         team = None if seat is None else game.team_of(seat)
-        hidden = set()
+        hidden: set[int] = set()
         if K.in_round(self.buf, game.cfg):
             pending = int(K.pending_total(self.buf, game.cfg))
             end = len(history) - (self.resigned is not None)   # commits before the resign

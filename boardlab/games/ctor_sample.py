@@ -74,7 +74,9 @@ def cleared_squares(game, history, hidden, revealed, team) -> set[int]:
     for i in hidden:
         texts[i] = f"secret {next(spare)}"
     state = game.new_initial_state()
-    cleared, arrived, turn, reset = set(), set(), None, False
+    cleared: set[int] = set()
+    arrived: set[int] = set()
+    turn, reset = None, False
     for text in texts:
         if not reset and state.buf[K.M_PHASE] != K.PH_SECRET:
             marks = state.secret_marks(1 - team)
@@ -130,7 +132,7 @@ def replay(game, texts, secrets=None, rng=None, acting=()):
         marks[:] = 0
         marks[[q - 1 for q in squares]] = 1
     names = game.seat_names
-    counts = {}
+    counts: dict[str, int] = {}
     for text in texts:
         if text.endswith(":?"):
             counts[text[:-2]] = counts.get(text[:-2], 0) + 1

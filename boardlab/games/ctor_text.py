@@ -48,7 +48,8 @@ def rules_summary(game) -> str:
         f"{n}x{n} squares that wraps around on all sides (a torus). When the field is full, "
         f"or the game stops (two turns in a row without any operation, or the turn cap), the "
         f"team with more chips on the field wins; equal counts are a draw. After an opening "
-        f"of Puts only ({opening}), a turn allows {turn}, in any order. A Put places a chip on a free square; a Move steps one "
+        f"of Puts only ({opening}), a turn allows {turn}, in any order. A Put places a chip "
+        f"on a free square; a Move steps one "
         f"of your chips to a free square up, down, left or right; a Landing takes two of "
         f"your chips off and puts one on any free square. Any number of times you may "
         f"Replace: turn over an opponent chip that has at least 5 of your chips among its 8 "
@@ -138,11 +139,11 @@ def parse_action(state, text: str) -> int:
     if word == "end":
         return int(K.encode(K.KIND_END, -1, -1, P, game.topology.nbr))
     move = _MOVE.match(word)
-    simple = _SIMPLE.match(word)
-    if not move and not simple:
+    found = move or _SIMPLE.match(word)        # a move, else the simple form
+    if found is None:
         raise NotationError(f"{text!r} is not a move (expected put N, move N>M, lift N, "
                             f"land N, replace N, end, secret N)")
-    squares = [int(v) for v in (move.groups() if move else simple.groups()[1:])]
+    squares = [int(v) for v in (move.groups() if move else found.groups()[1:])]
     for square in squares:
         if not 1 <= square <= P:
             raise NotationError(f"{text!r}: squares are numbered 1-{P}")
@@ -153,7 +154,7 @@ def parse_action(state, text: str) -> int:
             raise NotationError(f"{text!r}: {squares[1]} is not next to {squares[0]} "
                                 f"(up, down, left or right, with wrap-around)")
         return action
-    kind = simple.group(1)
+    kind = found.group(1)
     if not state.in_sub_round():             # team mates' Landings are private
         landing = state.buf[K.M_LIFTS] == 2
         if kind == "land" and not landing:

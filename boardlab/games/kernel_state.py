@@ -14,6 +14,7 @@ class KernelState(State):
     """
 
     buf: np.ndarray
+    _out: np.ndarray
 
     def clone(self):
         other = object.__new__(type(self))

@@ -25,6 +25,7 @@ def _default_komi(options) -> float:
 
 
 class RumboState(TerritoryState):
+    game: Rumbo
 
     def _init_buffer(self):
         K.init(self.buf, self.game.n)

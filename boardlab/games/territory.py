@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ def format_komi(half: int) -> str:
 class TerritoryGame(Game):
     """Facts common to Carteso and Rumbo; subclasses give the kernel and extras."""
 
-    kernel = None  # the game's kernel module: the engine and the action numbers
+    kernel: Any = None  # the game's kernel module: the engine and the action numbers
     record_formats = ("json", "sgf")
     # At 0.25 s a move c=0.8 beat c=1.4 52 and 35 times in 60 and 40 Carteso 9x9 games,
     # 39 in 60 Rumbo 9x9 games (docs/agents.md, "The exploration constant").
@@ -180,6 +181,9 @@ class TerritoryGame(Game):
             return f"komi={format_komi(value)}"
         return "pass" if kind == k.PASS else "button"   # (legal or not in this configuration)
 
+    def new_initial_state(self, seed: int | None = None) -> TerritoryState:
+        raise NotImplementedError          # Carteso's and Rumbo's own
+
     # SGF -------------------------------------------------------------------------------
     def sgf(self, record: dict) -> str:
         """A finished game's record as SGF (FF[4]) text.
@@ -216,9 +220,10 @@ class TerritoryGame(Game):
         players = record.get("players") or ["?"] * self.num_seats
         vertical, horizontal = (f"{players[seat]} ({self.seat_names[seat]})"
                                 for seat in state.seat_of_side)
-        root = [("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "boardlab"),
-                ("SZ", str(n)), ("GN", self.public_spec), ("VP", vertical),
-                ("HP", horizontal), ("RE", _sgf_result(state, record))]
+        root: list[tuple[str, str | list[str]]] = [
+            ("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "boardlab"),
+            ("SZ", str(n)), ("GN", self.public_spec), ("VP", vertical),
+            ("HP", horizontal), ("RE", _sgf_result(state, record))]
         if state.komi_half is not None:
             root.insert(5, ("KM", format_komi(state.komi_half)))
         if self.setup is not None:
@@ -289,6 +294,8 @@ def parse_setup(position: str, claims: str, n: int):
 
 class TerritoryState(KernelState):
     """A Carteso or Rumbo position: a kernel buffer plus the pre-game facts."""
+
+    game: TerritoryGame
 
     def __init__(self, game: TerritoryGame, seed=None):
         super().__init__(game, seed)
@@ -423,6 +430,7 @@ class TerritoryState(KernelState):
         tables = self._search_tables()
         if tables is None or self.phase() != "play":
             return None
+        assert self.komi_half is not None, "the komi is fixed once play begins"
         return (self.kernel, self.buf, tables[0], self.game.n, self.topo.nbr, tables[1],
                 int(self.komi_half), self.seat_of_side)
 
@@ -661,7 +669,7 @@ class TerritoryState(KernelState):
         info = self._status()
         scores = info["scores"]
         lines = [f"Vertical {scores['vertical']:g}  -  Horizontal {scores['horizontal']:g}"
-                 f"  (komi {'?' if info['komi'] is None else format_komi(self.komi_half)}"
+                 f"  (komi {'?' if self.komi_half is None else format_komi(self.komi_half)}"
                  + (f", button {info['button']}" if info.get("button") else "") + ")"]
         if info["last_move"]:
             lines.append(f"last move: {info['last_move']}")

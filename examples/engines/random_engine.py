@@ -3,7 +3,8 @@
 
 Standard library only, so it runs with any Python 3. The first argument seeds it:
 
-    boardlab match "carteso(size=9)" "engine(cmd=python3 examples/engines/random_engine.py 7)" greedy
+    boardlab match "carteso(size=9)" \
+        "engine(cmd=python3 examples/engines/random_engine.py 7)" greedy
 
 Start from here to write your own engine: ``choose`` gets the legal moves (in the game's
 notation) and the seat's view (plain JSON data: board, hand, scores, ...).
