@@ -18,7 +18,7 @@ import random
 import statistics
 import subprocess
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from .core.errors import BoardlabError
 from .core.registry import games, make
@@ -159,7 +159,7 @@ def measurement(mode: str, result: dict, seconds: float, commit: str | None) -> 
     key, unit = RATES[mode]
     return {"spec": result["spec"], "mode": mode, "rate": result[key], "unit": unit,
             "runs": result["runs"], "seconds": seconds,
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "commit": commit, "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
             "python": platform.python_version(), "machine": platform.machine(),
             "result": result}

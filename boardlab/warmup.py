@@ -18,11 +18,13 @@ from __future__ import annotations
 import random
 import sys
 import time
+from typing import cast
 
 import numpy as np
 
 from .agents.evaluators import RolloutEvaluator
 from .core.registry import games, make
+from .core.view import View
 
 
 class FlatPriors(RolloutEvaluator):
@@ -47,9 +49,9 @@ def warm_game(spec: str, seed: int = 1) -> int:
     seat = state.acting_seats()[0] if not state.is_terminal() else None
     if seat is not None:
         for agent_spec in ("mcts(iterations=24)", "ismcts(iterations=24)"):
-            make_agent(agent_spec, game, seat, seed=seed).act(state.view(seat))
+            make_agent(agent_spec, game, seat, seed=seed).act(cast(View, state.view(seat)))
         MCTS(game, seat, seed=seed, evaluator=FlatPriors(game),
-             iterations=24).act(state.view(seat))
+             iterations=24).act(cast(View, state.view(seat)))
     while not state.is_terminal():
         seat = state.acting_seats()[0]
         legal = state.legal_actions_for(seat)

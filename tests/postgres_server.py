@@ -48,7 +48,7 @@ class PostgresServer:
             argv = ["runuser", "-u", "postgres", "--", *argv]
         return subprocess.run(argv, check=check, capture_output=True, text=True, timeout=120)
 
-    def start(self) -> "PostgresServer":
+    def start(self) -> PostgresServer:
         os.makedirs(self.data, exist_ok=True)
         if self.user is not None:
             os.chmod(self.root, 0o755)

@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import pytest
 from sqlalchemy import insert
@@ -125,8 +125,8 @@ def test_a_hostile_agent_from_a_file_is_isolated_by_default(snoop_file, tmp_path
 def test_an_isolated_agent_gets_the_runner_budget_and_its_crash_is_a_forfeit(snoop_file,
                                                                               tmp_path):
     report = tmp_path / "budget.jsonl"
-    result = run_game(CARTAGENA, [f"snoop(report={report})", "random"], seed=2, max_actions=3,
-                      time_control=TimeControl(move=30))
+    run_game(CARTAGENA, [f"snoop(report={report})", "random"], seed=2, max_actions=3,
+             time_control=TimeControl(move=30))
     assert reports(report)[0]["budget"] == {"time": 30}
     crashed = run_game(CARTAGENA, ["crashy", "random"], seed=2)
     assert crashed.forfeit["kind"] == "crash"
@@ -233,7 +233,7 @@ def test_a_lock_left_by_a_killed_runner_is_taken_over(tmp_path):
     with store.engine.begin() as conn:
         conn.execute(insert(locks).values(tournament_id=tournament.id,
                                           host=socket.gethostname(), pid=dead.pid,
-                                          since=datetime.now(timezone.utc)))
+                                          since=datetime.now(UTC)))
     tournament.run()
     assert len(tournament.rows()) == len(tournament.games)
     with store.engine.begin() as conn:                         # released after the run

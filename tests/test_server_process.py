@@ -1,6 +1,4 @@
 """`boardlab serve` as a process: what it leaves behind when it is killed."""
-import os
-import signal
 import subprocess
 import sys
 import time

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from .tournament import Progress, Standing
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 
 def standings_table(standings: list[Standing], num_sides: int, kind: str):
@@ -52,7 +56,7 @@ class LiveBoard:
 
         self.title, self.num_sides, self.kind = title, num_sides, kind
         self.console = Console(file=stream or sys.stderr)
-        self.live = None
+        self.live: Live | None = None
         self.started = time.monotonic()
 
     def __enter__(self):

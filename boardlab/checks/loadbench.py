@@ -134,7 +134,7 @@ class Load:
                     try:
                         text = await asyncio.wait_for(ws.recv(), max(0.01, min(
                             WAIT, self.until - time.monotonic())))
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         if self.running:
                             self.error("stuck", f"{game['id']} seat {seat}: no frame in "
                                        f"{WAIT:.0f} s")

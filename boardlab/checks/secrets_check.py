@@ -129,7 +129,7 @@ def hidden_facts(state, seat: int | None, seed: int, views: dict, private: dict,
             facts[f"{json.dumps(key)}: {json.dumps(value)}"] = 0
     names = set() if seat is None else {game.seat_names[seat],
                                         game.team_names[game.team_of(seat)]}
-    for key, entries in private.items():            # the full state's private parts
+    for entries in private.values():                # the full state's private parts
         for name, value in entries.items():
             text = f"{json.dumps(name)}: {json.dumps(value)}"
             if name not in names and text not in public_text:

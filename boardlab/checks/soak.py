@@ -325,7 +325,7 @@ class Durability:
                             await ws.send(json.dumps({"type": "action", "seat": seat,
                                                       "move": move, "version": version,
                                                       "key": key}))
-            except (OSError, WebSocketException, asyncio.TimeoutError, EOFError):
+            except (TimeoutError, OSError, WebSocketException, EOFError):
                 await asyncio.sleep(0.02)       # the server was killed: reconnect once it is up
 
     # the checks

@@ -156,7 +156,7 @@ class Bridge:
                                compression=None)
         except InvalidURI:
             raise ConnectError(f"bad URL: {_shown(self.url)}") from None
-        except (OSError, InvalidHandshake, asyncio.TimeoutError) as error:
+        except (TimeoutError, OSError, InvalidHandshake) as error:
             if self.version < 0:
                 raise ConnectError(f"cannot connect to {_shown(self.url)}: "
                                    f"{error or type(error).__name__}") from None

@@ -473,13 +473,15 @@ class State:
         return 0.0
 
     def rollout(self, seed: int, max_turns: int | None = None,
-                policy: str = "random") -> list[float]:
+                policy: str = "random", until: int | None = None) -> list[float]:
         """Returns per seat after random play from here to the end (for search).
 
         Games with a compiled kernel override this with a fast playout, and may
         offer other playout ``policy``s than ``random`` (``Game.playouts``). The
-        state itself is not changed.
+        state itself is not changed. ``until`` is the turn :meth:`rollout_horizon`
+        named; a game whose horizon is None (this one) is never given one.
         """
+        del until
         self.game.check_playout(policy)
         return self.played_out(seed).returns()
 

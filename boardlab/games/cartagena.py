@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import random
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from ..core import board as boards
 from ..core.game import RESIGN, TERMINAL, Game, Move
 from ..core.options import Option, format_spec
 from ..core.registry import register
+from ..core.view import View
 from .kernel_state import KernelState
 from . import cartagena_kernel as K
 from . import cartagena_sample as sample
@@ -374,7 +375,7 @@ class Cartagena(Game):
         buf = np.zeros(self.layout["size"], dtype=np.int32)
         return K.playouts(buf, self.cfg, count, seed)
 
-    def determinize(self, view: dict, seed: int) -> CartagenaState:
+    def determinize(self, view: View, seed: int) -> CartagenaState:
         """A full state consistent with ``view``: unseen cards dealt at random.
 
         The viewer's hand, every public fact and the face-up cards are kept;
@@ -382,7 +383,7 @@ class Cartagena(Game):
         the cards the viewer cannot see, as its card knowledge allows (see
         ``cartagena_sample``). The chance seed is new.
         """
-        return sample.determinize(self, view, seed)
+        return sample.determinize(self, cast(dict, view), seed)
 
 
 class CartagenaState(KernelState):
@@ -668,10 +669,12 @@ class CartagenaState(KernelState):
         return max(-1.0, min(1.0, (progress(seat) - best_rival) / scale))
 
     def rollout(self, seed: int, max_turns: int | None = None,
-                policy: str = "random") -> list[float]:
+                policy: str = "random", until: int | None = None) -> list[float]:
         """Play to the end, or for ``max_turns`` more turns, then ranked (K-A7): random
         play, or with ``policy="guided"`` the action that gains most spaces at once
-        (a card drawn counting as ``GUIDED_CARD`` spaces) nine times in ten."""
+        (a card drawn counting as ``GUIDED_CARD`` spaces) nine times in ten. No horizon
+        (``rollout_horizon`` is None), so never an ``until``."""
+        del until
         if self.is_terminal():
             return self.returns()
         game = self.game

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from typing import cast
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from ..core import board as boards
 from ..core.game import RESIGN, SIMULTANEOUS, TERMINAL, Game, Symmetry
 from ..core.options import Option, format_spec
 from ..core.registry import register
+from ..core.view import View
 from .kernel_state import KernelState
 from . import ctor_kernel as K
 from . import ctor_sample as sample
@@ -343,12 +345,12 @@ class Ctor(Game):
     def new_initial_state(self, seed=None) -> CtorState:
         return CtorState(self)
 
-    def determinize(self, view: dict, seed: int) -> CtorState:
+    def determinize(self, view: View, seed: int) -> CtorState:
         """A full state consistent with ``view``, for search (see ``ctor_sample``):
         the other team's unrevealed secret squares drawn among the squares it could
         still hold; the commits hidden from the viewer in the open sub-round drawn
         among those seats' legal ones."""
-        return sample.determinize(self, view, seed)
+        return sample.determinize(self, cast(dict, view), seed)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         state = self.new_initial_state()

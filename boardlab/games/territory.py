@@ -418,7 +418,9 @@ class TerritoryState(KernelState):
         """Random play to the end in place (the kernel's playout policy; no history)."""
         raise NotImplementedError
 
-    def rollout(self, seed: int, max_turns=None, policy: str = "random") -> list[float]:
+    def rollout(self, seed: int, max_turns: int | None = None, policy: str = "random",
+                until: int | None = None) -> list[float]:
+        del until                   # no horizon (rollout_horizon is None): never given
         self.game.check_playout(policy)
         if self.phase() != "play":
             return super().rollout(seed)

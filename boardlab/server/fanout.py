@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from sqlalchemy import text
 

@@ -11,7 +11,7 @@ that a database shared with the arena's tournaments keeps both apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
                         String, Table, UniqueConstraint, bindparam, create_engine, event, func,
@@ -302,7 +302,7 @@ def _sqlite_pragmas(connection, record) -> None:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _first_line(error: Exception) -> str:

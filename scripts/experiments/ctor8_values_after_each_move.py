@@ -16,7 +16,7 @@ ev = NetworkEvaluator(g, Network.load("/tmp/exp/ctor8net-26410.npz"))
 r = random.Random(5)
 st = g.new_initial_state(seed=5)
 agents = [make_agent("mcts(iterations=200)", g, s, seed=s) for s in range(2)]
-for n in range(60):
+for _ in range(60):
     seat = st.acting_seats()[0]
     st.apply(agents[seat].act(st.view(seat)), seat=seat)
 seat = st.acting_seats()[0]

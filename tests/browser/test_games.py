@@ -31,7 +31,7 @@ def test_every_seat_plays_a_full_game_by_clicking(server, open_page, spec):
     watcher = open_page(game["watch_page"], "spectator")
     assert [player.page.evaluate("() => window.boardlab.seat") for player in players] == \
         list(range(len(players)))
-    pages = {seat: player for seat, player in enumerate(players)} | {None: watcher}
+    pages = dict(enumerate(players)) | {None: watcher}
     snapshots = []                  # (viewer, version, DOM, window.boardlab.view)
     hidden_information = not server_facts(server, spec)["perfect_information"]
 

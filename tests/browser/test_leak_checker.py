@@ -66,7 +66,7 @@ def test_clean_frames_pass_and_planted_leaks_are_caught(spec):
             check_page(knowledge, "<html></html>", knowledge.view(middle, another), middle,
                        viewer)
         check_page(knowledge, "<html><body>board</body></html>", own, middle, viewer)
-        for source, as_json, text in knowledge.hidden(middle, viewer):
+        for _source, as_json, text in knowledge.hidden(middle, viewer):
             if parses(as_json):             # each hidden fact planted in a frame is caught
                 planted = json.dumps({"type": "update", "version": middle, "seat": viewer,
                                       "view": own})[:-1] + f', "planted": {as_json}}}'
