@@ -241,6 +241,45 @@ def test_a_view_hides_what_it_must(spec):
     assert differ, f"{spec}: no twin differed in hidden information (the test would be empty)"
 
 
+def _views_one_by_one_differ(game, states):
+    """The positions of ``states`` where ``state.views`` of every seat and a spectator
+    differs from asking ``view`` one seat at a time."""
+    seats = [None, *range(game.num_seats)]
+    return [len(state.history) for state in states
+            if state.views(seats) != {seat: state.view(seat) for seat in seats}]
+
+
+def _positions(spec, seed, every=7):
+    """Every ``every``-th position of a seeded random game of ``spec``, and its end."""
+    game, end, trace = random_game(spec, seed)
+    state, found = game.new_initial_state(seed=seed), []
+    for number, (seat, action) in enumerate(trace):
+        if number % every == 0:
+            found.append(state.clone())
+        if state.current_player() == boardlab.SIMULTANEOUS:
+            state.apply(action, seat=seat)
+        else:
+            state.apply(action)
+    return game, found + [end]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_views_of_all_seats_at_once_equal_views_one_by_one(spec):
+    """``State.views`` (one build for every seat where the game declares ``shared_views``,
+    as the server's updates use it) gives each seat exactly its own ``view``."""
+    game, states = _positions(spec, seed=3)
+    assert _views_one_by_one_differ(game, states) == []
+
+
+def test_a_game_that_wrongly_declares_shared_views_is_caught(monkeypatch):
+    """CTOR's views differ by seat (each team's own secret squares): declaring its views
+    shared must make the check above fail."""
+    spec = "ctor(size=8,teams=1v1)"
+    game, states = _positions(spec, seed=3)
+    monkeypatch.setattr(type(game), "shared_views", True)
+    assert _views_one_by_one_differ(game, states)
+
+
 @pytest.mark.parametrize("spec", SPECS)
 def test_a_named_seat_may_resign_out_of_turn_and_the_record_says_who(spec):
     game = boardlab.make(spec)

@@ -109,7 +109,14 @@ class GameDriver:
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """``state.view(seat)`` with the clocks filled in when the game has them."""
-        view = self.state.view(seat)
+        return self._clocked(self.state.view(seat))
+
+    def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+        """``view(seat)`` for each of ``seats`` (``state.views``: built once where the
+        game shares its views between seats)."""
+        return {seat: self._clocked(view) for seat, view in self.state.views(seats).items()}
+
+    def _clocked(self, view: dict[str, Any]) -> dict[str, Any]:
         if self.time_control.game is not None:
             view["clocks"] = {name: None if clock is None else round(clock, 3)
                               for name, clock in zip(self.game.seat_names, self.clocks)}

@@ -16,6 +16,7 @@ game probes for features.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -134,6 +135,10 @@ class Game:
     #: the formats a finished game's record can be downloaded in ("json" always; a game
     #: that lists "sgf" implements :meth:`sgf`)
     record_formats: tuple[str, ...] = ("json",)
+    #: ``view(seat)`` differs from ``view(None)`` only in the envelope's ``seat`` and, for a
+    #: seat that acts, its ``legal`` moves: :meth:`State.views` then builds the rest once
+    #: for all seats (a server's update to every player); the conformance suite checks it
+    shared_views: bool = False
 
     def __init__(self, **options: Any) -> None:
         self.options = resolve(self.declared_options, options, self.name)
@@ -362,6 +367,30 @@ class State:
                 "winners": [], "draw": True, "returns": self.returns(),
                 "scores": self.scores(), "reason": "agreement"})
         return {**shared, **{k: v for k, v in own.items() if k not in shared}}
+
+    def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
+        """``view(seat)`` for each of ``seats``, equal to asking one by one. A game that
+        declares ``shared_views`` has its view built once and each seat's copy given its
+        ``seat`` and legal moves; the copies share their nested data (read them only).
+        """
+        seats = list(dict.fromkeys(seats))
+        if not self.game.shared_views or len(seats) < 2:
+            return {seat: self.view(seat) for seat in seats}
+        public = self.view(None)
+        acting = [] if public["terminal"] else self.acting_seats()
+        found: dict[int | None, dict[str, Any]] = {}
+        for seat in seats:
+            if seat is None:
+                found[seat] = public
+                continue
+            if isinstance(seat, bool) or not isinstance(seat, int) or \
+                    not 0 <= seat < self.game.num_seats:
+                raise BoardlabError(f"{self.game.spec} has no seat {seat!r}")
+            legal = self.legal_actions_for(seat) if seat in acting else []
+            found[seat] = {**public, "seat": seat,
+                           "legal": [self.action_to_string(a) for a in legal],
+                           "legal_actions": list(legal)}
+        return found
 
     def _view(self, seat: int | None) -> dict[str, Any]:
         """The game's own keys of ``view(seat)`` (nothing hidden from ``seat``)."""

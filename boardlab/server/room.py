@@ -126,7 +126,9 @@ class Room:
 
     def presented(self, seat: int | None) -> tuple[dict, list[str]]:
         """``view(seat)`` and the status lines of ``seat``, from one build of the view."""
-        view = self.driver.view(seat)
+        return self._presented(seat, self.driver.view(seat))
+
+    def _presented(self, seat: int | None, view: dict) -> tuple[dict, list[str]]:
         lines = self.driver.state.status_lines(seat, view)
         if view["result"] and (self.driver.forfeit_info or {}).get("kind") == "time":
             view["result"] = {**view["result"], "reason": "time"}
@@ -338,10 +340,11 @@ class Room:
         (each seat's view and JSON built once, its text shared)."""
         notes = self.driver.state.announcements(min(before, len(self.driver.state.history)))
         acting, texts, extras = self.acting(), {}, self._extras()
-        for client in list(self.clients):
-            seat = client.seat_for(acting)
+        clients = [(client, client.seat_for(acting)) for client in self.clients]
+        views = self.driver.views(seat for _, seat in clients)
+        for client, seat in clients:
             if seat not in texts:
-                view, lines = self.presented(seat)
+                view, lines = self._presented(seat, views[seat])
                 texts[seat] = json.dumps({"type": "update", "version": self.version,
                                           "seat": seat, "view": view, "lines": lines,
                                           "announcements": notes, **extras})
