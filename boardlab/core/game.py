@@ -339,6 +339,11 @@ class State:
             raise NotationError(f"{action!r} is not an action of {self.game.spec}")
         return self._action_text(action)
 
+    def actions_to_strings(self, actions: Iterable[int]) -> list[str]:
+        """The notation of each of ``actions`` here (a view's legal moves); a game whose
+        notation needs no context looks them up at once."""
+        return [self.action_to_string(action) for action in actions]
+
     def string_to_action(self, text: str) -> int:
         """Parse a move in the notation; raise NotationError if malformed."""
         raise NotImplementedError
@@ -388,7 +393,7 @@ class State:
                 raise BoardlabError(f"{self.game.spec} has no seat {seat!r}")
             legal = self.legal_actions_for(seat) if seat in acting else []
             found[seat] = {**public, "seat": seat,
-                           "legal": [self.action_to_string(a) for a in legal],
+                           "legal": self.actions_to_strings(legal),
                            "legal_actions": list(legal)}
         return found
 

@@ -119,7 +119,7 @@ def envelope(state: State, seat: int | None, texts: bool = True) -> dict[str, An
         "seat": seat,
         "to_move": _to_move(state, acting),
         "acting": [names[s] for s in acting],
-        "legal": [state.action_to_string(a) for a in legal] if texts else [],
+        "legal": state.actions_to_strings(legal) if texts else [],
         "legal_actions": list(legal),
         "history": state.visible_history(seat) if texts else [],
         "terminal": over,

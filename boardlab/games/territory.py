@@ -12,6 +12,7 @@ numbers. Komi and scores are kept in half points.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cached_property
 from typing import Any
 
@@ -497,6 +498,11 @@ class TerritoryState(KernelState):
             return texts[action]                                # views name every legal move
         return super().action_to_string(action)
 
+    def actions_to_strings(self, actions: Iterable[int]) -> list[str]:
+        texts = self.game.action_texts
+        return [texts[a] if type(a) is int and 0 <= a < len(texts) else
+                self.action_to_string(a) for a in actions]
+
     def string_to_action(self, text: str) -> int:
         game, k, n = self.game, self.kernel, self.game.n
         if not isinstance(text, str):
@@ -531,7 +537,7 @@ class TerritoryState(KernelState):
 
     def _history_text(self) -> list[str]:
         """Every move so far (this notation needs no context, so no replay)."""
-        return [self.action_to_string(action) for _, action in self.history]
+        return self.actions_to_strings([action for _, action in self.history])
 
     # Copies, views, summaries ------------------------------------------------------
 
