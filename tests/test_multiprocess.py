@@ -87,6 +87,30 @@ def test_a_move_made_through_one_process_reaches_the_other(two_servers):
         assert state["version"] == 2
 
 
+def test_an_action_through_one_process_ends_the_draw_offer_on_the_other(two_servers):
+    """An offer stands until the next action: the other process's update of that action
+    carries no offer (it once carried the one the action had just ended)."""
+    a, b = two_servers
+    game = _create(a)
+    tokens = [seat["token"] for seat in game["seats"]]
+
+    async def play():
+        async with websockets.connect(_ws(a, game["id"], tokens[0])) as first, \
+                websockets.connect(_ws(b, game["id"], tokens[1])) as second:
+            for socket in (first, second):
+                await _next(socket, "sync")
+            await second.send(json.dumps({"type": "offer_draw", "seat": 1}))
+            assert (await _next(second, "draw"))["draw_offer"] is not None
+            assert (await _next(first, "draw"))["event"] == "offered"    # across processes
+            await first.send(json.dumps({"type": "action", "seat": 0, "move": "Bc3",
+                                         "version": 0, "key": "d1"}))
+            assert (await _next(first, "ack"))["version"] == 1
+            return (await _update(first, 1))["draw_offer"], \
+                (await _update(second, 1))["draw_offer"]
+
+    assert asyncio.run(play()) == (None, None)
+
+
 def test_two_processes_accept_exactly_one_of_two_racing_actions(two_servers):
     a, b = two_servers
     trials = 20

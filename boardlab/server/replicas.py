@@ -56,23 +56,23 @@ class Replica:
         """Apply the log entries another process appended and update every client (lock
         held); a log that does not extend this process's game is replayed from the start."""
         room = self.room
-        actions = await asyncio.to_thread(room.hub.store.log, room.id)
-        if len(actions) <= room.version:
+        new = await asyncio.to_thread(room.hub.store.log, room.id, room.version)
+        if not new:
             return
         before, reset = len(room.driver.state.history), False
         try:
-            for action in actions[room.version:]:
+            for action in new:
                 room.replay(action)
                 reset = reset or action.move.startswith(UNDO_TEXT)
         except Exception:                       # cannot happen with one log: start over
             log.exception("game %s: the log does not extend this process's game", room.id)
-            room.rebuild(actions)
+            room.rebuild(await asyncio.to_thread(room.hub.store.log, room.id))
             events: Events = [Sync(None)]
         else:
-            room.turns.restart(actions[-1].seat, reset=reset)
+            room.turns.restart(new[-1].seat, reset=reset)
             events = [Update(before)]
+        room.offers.clear()                     # an offer stands until the next action
         room.publish(events)
-        room.offers.clear()
         room.start()
 
     async def _seats(self) -> Events:

@@ -242,10 +242,12 @@ class Store:
         with self.engine.connect() as db:
             return db.execute(select(games).where(games.c.id == game_id)).first()
 
-    def log(self, game_id: str) -> list[Action]:
-        """The game's actions in order."""
+    def log(self, game_id: str, start: int = 0) -> list[Action]:
+        """The game's actions in order, from action number ``start`` on (another server
+        process's new actions: only those are read)."""
         query = select(actions.c.seat, actions.c.move, actions.c.key, actions.c.clocks) \
-            .where(actions.c.game_id == game_id).order_by(actions.c.idx)
+            .where(actions.c.game_id == game_id, actions.c.idx >= start) \
+            .order_by(actions.c.idx)
         with self.engine.connect() as db:
             return [Action(row.seat, row.move, row.key, row.clocks)
                     for row in db.execute(query)]
