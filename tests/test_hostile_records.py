@@ -1,4 +1,4 @@
-"""Records from a hostile or careless hand (issue 25, point 1): deep nesting, huge numbers,
+"""Records from a hostile or careless hand: deep nesting, huge numbers,
 stored facts that disagree with the replay, and a seeded fuzz over every game's records.
 
 Loading a record either succeeds or raises RecordError; nothing else escapes.

@@ -1,5 +1,7 @@
-"""Issue 25, points 2-6: hostile agents, what an agent is given, fresh deals, one runner
-per tournament, and CTOR's determinizations."""
+"""Agents that would cheat or crash, and what every agent is given: an agent loaded from
+a file runs isolated (it cannot reach the real state; its crash is a forfeit), agents get
+the public game and their runner's budget, hidden-information games get fresh deals, one
+runner per tournament, and CTOR's determinizations keep the view they were drawn from."""
 import json
 import os
 import random
