@@ -67,3 +67,56 @@ def test_a_failing_database_fails_the_batch_and_stores_nothing(store, monkeypatc
 
     assert all(isinstance(outcome, StoreError) for outcome in asyncio.run(play()))
     assert all(store.log(f"g{n}") == [] for n in range(3))
+
+
+def test_an_unexpected_failure_is_a_store_error_for_each_action(store, monkeypatch):
+    """Whatever the worker raises, each room gets a StoreError (it rebuilds from its log)."""
+    def broken(entries):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(store, "append_many", broken)
+
+    async def play():
+        committer = Committer(store)
+        return await asyncio.gather(*(committer.append(f"g{n}", 0, Action(0, "m"), "active")
+                                      for n in range(2)), return_exceptions=True)
+
+    outcomes = asyncio.run(play())
+    assert all(isinstance(outcome, StoreError) and "a bug" in str(outcome)
+               for outcome in outcomes)
+
+
+def test_a_failing_database_in_the_one_by_one_path_is_a_store_error(store, monkeypatch):
+    def broken(*args):
+        raise OSError("disk full")
+    monkeypatch.setattr(store, "append", broken)
+    outcome, = store.append_many([("g0", 0, Action(0, "m"), "active")])
+    assert isinstance(outcome, StoreError) and "disk full" in str(outcome)
+
+
+def test_a_caller_cancelled_before_its_batch_takes_its_action_back(store):
+    async def play():
+        committer = Committer(store)
+        first = asyncio.ensure_future(committer.append("g0", 0, Action(0, "kept"), "active"))
+        await asyncio.sleep(0)                  # the first batch (g0) is in the thread now
+        second = asyncio.ensure_future(committer.append("g1", 0, Action(0, "gone"), "active"))
+        await asyncio.sleep(0)
+        second.cancel()
+        await asyncio.gather(first, second, return_exceptions=True)
+        await committer.close()
+        return second.cancelled()
+
+    assert asyncio.run(play())
+    assert [a.move for a in store.log("g0")] == ["kept"]
+    assert store.log("g1") == []
+
+
+def test_after_close_nothing_more_is_taken(store):
+    async def play():
+        committer = Committer(store)
+        await committer.append("g0", 0, Action(0, "m"), "active")
+        await committer.close()
+        with pytest.raises(StoreError, match="stopping"):
+            await committer.append("g0", 1, Action(1, "late"), "active")
+
+    asyncio.run(play())
+    assert [a.move for a in store.log("g0")] == ["m"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .store import Action, Store
+from .store import Action, Store, StoreError
 
 MAX_BATCH = 256             # actions in one transaction
 
@@ -26,19 +26,31 @@ class Committer:
         self.waiting: list[tuple[tuple[str, int, Action, str], asyncio.Future]] = []
         self.running: asyncio.Task | None = None
         self.batches = 0                    # batches committed (for checks)
+        self.closed = False
 
     async def append(self, game_id: str, index: int, action: Action, status: str) -> None:
         """Store one action (see ``Store.append``): returns once it is committed, raises
-        its :class:`~boardlab.server.store.Conflict` or ``StoreError`` otherwise."""
-        future = asyncio.get_running_loop().create_future()
-        self.waiting.append(((game_id, index, action, status), future))
+        its :class:`~boardlab.server.store.Conflict` or ``StoreError`` otherwise. A caller
+        cancelled before its batch began takes its action back (it is not stored)."""
+        if self.closed:
+            raise StoreError("the server is stopping: the action was not stored")
+        entry = ((game_id, index, action, status),
+                 asyncio.get_running_loop().create_future())
+        self.waiting.append(entry)
         if self.running is None or self.running.done():
             self.running = asyncio.get_running_loop().create_task(self._drain())
-        await future
+        try:
+            await entry[1]
+        except asyncio.CancelledError:
+            if entry in self.waiting:
+                self.waiting.remove(entry)
+            raise
 
     async def close(self) -> None:
-        """Wait for the batch being committed and those waiting (at shutdown, before the
-        store closes: an action the database took is never left half told)."""
+        """Take no more actions, and wait for the batch being committed and those waiting
+        (at shutdown, before the store closes: an action the database took is never left
+        half told)."""
+        self.closed = True
         if self.running is not None:
             await asyncio.gather(self.running, return_exceptions=True)
 
@@ -46,15 +58,20 @@ class Committer:
         """Commit batches until nothing waits."""
         while self.waiting:
             batch, self.waiting = self.waiting[:MAX_BATCH], self.waiting[MAX_BATCH:]
+            work = asyncio.ensure_future(asyncio.to_thread(
+                self.store.append_many, [entry for entry, _ in batch]))
             try:
-                outcomes = await asyncio.to_thread(self.store.append_many,
-                                                   [entry for entry, _ in batch])
-            except asyncio.CancelledError:      # the server stops: nobody is told "stored"
-                for _, future in batch + self.waiting:
+                outcomes = await asyncio.shield(work)
+            except asyncio.CancelledError:      # the loop stops: each room is told what the
+                outcomes = await work           # thread did; those still waiting, nothing
+                self._settle(batch, outcomes)
+                for _, future in self.waiting:
                     future.cancel()
+                self.waiting = []
                 raise
             except Exception as error:          # the worker thread failed: the whole batch
-                outcomes = [error] * len(batch)
+                failed = StoreError(f"the actions could not be stored: {error}")
+                outcomes = [failed] * len(batch)
             self.batches += 1
             self._settle(batch, outcomes)
 

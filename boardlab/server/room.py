@@ -22,10 +22,9 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import SQLAlchemyError
 
 from ..core.driver import GameDriver, TimeControl, UndoError
-from ..core.errors import BoardlabError, IllegalMoveError, NotationError
+from ..core.errors import IllegalMoveError, NotationError
 from ..core.registry import make
 from .ai_seats import AiSeats
 from .chat import Chat
@@ -303,7 +302,7 @@ class Room:
             await self.replica.catch_up_actions()
             raise ProtocolError("stale_version", "another server accepted an action first: "
                                 "sync and choose again") from None
-        except (BoardlabError, SQLAlchemyError) as error:
+        except Exception as error:              # whatever failed, the log is the game
             log.error("game %s: cannot store action %d: %s", self.id, self.version, error)
             self.rebuild(list(self.actions))
             raise ProtocolError("server_error", "the action could not be stored; nothing "

@@ -187,8 +187,9 @@ class Store:
         (the group commit of the server's committer). Returns, per entry, None when it
         is stored, else its :class:`Conflict` or :class:`StoreError`.
 
-        When the one transaction fails (an index or key taken), each entry is tried
-        again in a transaction of its own, so one conflict fails only its own entry.
+        When an index or key is taken (another process appended first), the batch is
+        split in halves and each half tried again, so one conflict fails only its own
+        entry, in a few transactions; any other failure fails the whole batch at once.
         """
         if len(entries) == 1:
             return [self._try_append(*entries[0])]
@@ -204,17 +205,22 @@ class Store:
                                    for game_id, status in last.items()])
                 for game_id in last:
                     self._announce(db, game_id, "action")
-        except SQLAlchemyError:
-            return [self._try_append(*entry) for entry in entries]
+        except IntegrityError:
+            half = len(entries) // 2
+            return self.append_many(entries[:half]) + self.append_many(entries[half:])
+        except Exception as error:              # the database failed: none was stored
+            failed = StoreError(f"{len(entries)} actions: {_first_line(error)}")
+            return [failed] * len(entries)
         return [None] * len(entries)
 
     def _try_append(self, game_id: str, index: int, action: Action,
                     status: str) -> Exception | None:
+        """:meth:`append`'s outcome: None, its Conflict, or any failure as a StoreError."""
         try:
             self.append(game_id, index, action, status)
         except StoreError as error:
             return error
-        except SQLAlchemyError as error:
+        except Exception as error:
             return StoreError(f"action {index} of game {game_id}: {_first_line(error)}")
         return None
 
