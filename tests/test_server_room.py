@@ -1,6 +1,8 @@
 """The game room's parts: typed log entries (and old logs replaying), the one router, the
 offer machine."""
 import ast
+import asyncio
+import json
 import pathlib
 import types
 import warnings
@@ -12,10 +14,12 @@ with warnings.catch_warnings():      # starlette >= 1.x would rather have httpx2
     from starlette.testclient import TestClient
 
 from boardlab.server import create_app
-from boardlab.server.clients import Clock
+from boardlab.server.ai import Thinker
+from boardlab.server.clients import Clock, Limits
+from boardlab.server.hub import Hub
 from boardlab.server.log_entries import (DRAW, RESIGN, TIMEOUT, Kind, LogEntry,
                                          LogEntryError, move, undo)
-from boardlab.server.messages import FIELDS
+from boardlab.server.messages import FIELDS, parse
 from boardlab.server.offers import DRAW as DRAW_OFFER, REMATCH, UNDO, OfferError, Offers
 from boardlab.server.room import Room
 from boardlab.server.store import Action, Store
@@ -122,3 +126,32 @@ def test_ai_sides_answer_at_once_and_a_rematch_is_agreed_when_asked():
     assert offers.offer(UNDO, 0, ai_answers=True) is True             # and accept undos
     assert offers.offer(REMATCH, 0, ai_answers=False) is True         # agreed when asked
     assert offers.standing == {}
+
+
+# Several processes -----------------------------------------------------------------------
+def test_an_action_another_process_stored_under_its_key_is_acknowledged_again(tmp_path):
+    """A client resends its action (same key) through a process that has not yet caught
+    up with the one that stored it: the append conflicts, the room catches up, and the
+    answer is the ack of the stored action, not ``stale_version`` (keys are idempotent
+    across processes too)."""
+
+    async def play():
+        store = Store(f"sqlite:///{tmp_path / 'two.db'}")
+        hub = Hub(store, Thinker(0), limits=Limits.off())
+        seats = [{"kind": "human", "token": "x"}, {"kind": "human", "token": "y"}]
+        room = await hub.create("carteso(size=5)", seats, seed=1)
+        client = hub.client((0,))
+        await room.connect(client)
+        store.append(room.id, 0, Action(0, "Bc3", "k1"), "active")   # "the other process"
+        await room.receive(client, parse('{"type": "action", "seat": 0, "move": "Bc3", '
+                                         '"version": 0, "key": "k1"}'))
+        frames = []
+        while not client.outbox.empty():
+            frames.append(client.outbox.get_nowait())
+        await hub.close()
+        return room.version, frames
+
+    version, frames = asyncio.run(play())
+    assert version == 1
+    kinds = [json.loads(frame)["type"] for frame in frames]
+    assert "ack" in kinds and "error" not in kinds, frames

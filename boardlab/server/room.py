@@ -283,7 +283,10 @@ class Room:
                                 "nothing changed") from None
         action = Action(seat, entry.encode(), key,
                         list(self.driver.clocks) if self.timed else None)
-        await self._store(action)
+        if not await self._store(action):       # another process had accepted this key
+            if client is not None and key is not None:
+                self.publish([Reply(self._ack(key))], client)
+            return
         self.logged(action)
         self.offers.clear()                     # an offer stands until the next action
         self.turns.restart(seat if entry.played else None, reset=entry.kind is Kind.UNDO)
@@ -292,14 +295,19 @@ class Room:
         self.publish([*events, Update(before)], client)
         self.start()
 
-    async def _store(self, action: Action) -> None:
-        """Store the action (the driver already holds it); on failure, undo it in memory."""
+    async def _store(self, action: Action) -> bool:
+        """Store the action (the driver already holds it); on failure, undo it in memory.
+        False: another server process had stored this very action (its key, by its seat)
+        first, and this one caught up with it: acknowledge it again, nothing more."""
         status = OVER if self.over else ACTIVE
         try:
             await self.hub.committer.append(self.id, self.version, action, status)
+            return True
         except Conflict:                        # another server process appended first
             self.rebuild(list(self.actions))
             await self.replica.catch_up_actions()
+            if action.key is not None and self.keys.get(action.key, (None,))[0] == action.seat:
+                return False
             raise ProtocolError("stale_version", "another server accepted an action first: "
                                 "sync and choose again") from None
         except Exception as error:              # whatever failed, the log is the game
