@@ -4,6 +4,7 @@ import ast
 import asyncio
 import json
 import pathlib
+import time
 import types
 import warnings
 
@@ -155,3 +156,31 @@ def test_an_action_another_process_stored_under_its_key_is_acknowledged_again(tm
     assert version == 1
     kinds = [json.loads(frame)["type"] for frame in frames]
     assert "ack" in kinds and "error" not in kinds, frames
+
+
+def test_notices_to_other_processes_leave_in_the_order_they_happened(tmp_path, monkeypatch):
+    """A draw offer and the AI side's refusal are two notices: the second is sent only
+    after the first, even when the first is slow (each once took a thread of its own)."""
+    sent = []
+
+    def announce(game_id, what):
+        if what.startswith("draw:offered"):
+            time.sleep(0.2)                     # the first notice is slow to leave
+        sent.append(what)
+
+    async def play():
+        store = Store(f"sqlite:///{tmp_path / 'notices.db'}")
+        monkeypatch.setattr(store, "shared", True)
+        monkeypatch.setattr(store, "announce", announce)
+        hub = Hub(store, Thinker(0), limits=Limits.off())
+        seats = [{"kind": "human", "token": "x"}, {"kind": "ai", "agent": "random"}]
+        room = await hub.create("carteso(size=5)", seats, seed=1)
+        client = hub.client((0,))
+        await room.connect(client)
+        await room.receive(client, parse('{"type": "offer_draw", "seat": 0}'))
+        while len(sent) < 2 and any(not task.done() for task in hub.tasks):
+            await asyncio.sleep(0.05)
+        await hub.close()
+
+    asyncio.run(play())
+    assert sent == ["draw:offered:0", "draw:declined:1"]

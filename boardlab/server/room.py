@@ -62,6 +62,7 @@ class Room:
         self.hub, self.id, self.seed, self.seats = hub, game_id, seed, seats
         self.spec, self.clock, self.rematch = spec, clock, rematch
         self.lock = asyncio.Lock()
+        self._announcing: asyncio.Task | None = None    # the last notice to other processes
         self.clients: set[Client] = set()
         self.turns, self.offers, self.chat = TurnClock(self), Offers(), Chat(self, *chat)
         self.drawer, self.takebacker = Drawer(self), Takebacker(self)
@@ -337,10 +338,21 @@ class Room:
                 self.chat.deliver(event.entry)
             elif isinstance(event, Announce):
                 if self.hub.store.shared:
-                    self.hub.spawn(asyncio.to_thread(self.hub.store.announce, self.id,
-                                                     event.what))
+                    self._announce(event.what)
             else:
                 raise TypeError(f"not an event to publish here: {event!r}")
+
+    def _announce(self, what: str) -> None:
+        """Tell the other server processes, after every notice this room sent before (an
+        offer and its answer arrive in the order they happened)."""
+        previous = self._announcing
+
+        async def send() -> None:
+            if previous is not None:
+                await asyncio.gather(previous, return_exceptions=True)
+            await asyncio.to_thread(self.hub.store.announce, self.id, what)
+
+        self._announcing = self.hub.spawn(send())
 
     def _broadcast(self, before: int) -> None:
         """An update to every client: its seat's view and the new entries' announcements
