@@ -7,6 +7,7 @@ import pathlib
 import time
 import types
 import warnings
+from datetime import UTC, datetime
 
 import pytest
 
@@ -23,7 +24,7 @@ from boardlab.server.log_entries import (DRAW, RESIGN, TIMEOUT, Kind, LogEntry,
 from boardlab.server.messages import FIELDS, parse
 from boardlab.server.offers import DRAW as DRAW_OFFER, REMATCH, UNDO, OfferError, Offers
 from boardlab.server.room import Room
-from boardlab.server.store import Action, Store
+from boardlab.server.store import Action, ChatMessage, Store
 
 SERVER = pathlib.Path(__file__).resolve().parent.parent / "boardlab" / "server"
 
@@ -184,3 +185,27 @@ def test_notices_to_other_processes_leave_in_the_order_they_happened(tmp_path, m
 
     asyncio.run(play())
     assert sent == ["draw:offered:0", "draw:declined:1"]
+
+
+def test_a_chat_message_another_process_stored_first_still_reaches_this_ones_readers(
+        tmp_path):
+    """Two processes' chat messages race for one index: the loser stores its own as the
+    next one, and delivers the winner's too (it was skipped, and its notice then found
+    nothing new)."""
+    async def play():
+        store = Store(f"sqlite:///{tmp_path / 'chat.db'}")
+        hub = Hub(store, Thinker(0), limits=Limits.off())
+        seats = [{"kind": "human", "token": "x"}, {"kind": "human", "token": "y"}]
+        room = await hub.create("carteso(size=5)", seats, seed=1)
+        client = hub.client((0,))
+        await room.connect(client)
+        store.add_chat(room.id, ChatMessage(0, "players", None, "horizontal", "from afar",
+                                            datetime.now(UTC)))
+        await room.receive(client, parse('{"type": "chat", "seat": 0, "channel": '
+                                         '"players", "text": "from here"}'))
+        frames = [json.loads(client.outbox.get_nowait()) for _ in range(client.outbox.qsize())]
+        await hub.close()
+        return [frame["text"] for frame in frames if frame["type"] == "chat"]
+
+    texts = asyncio.run(play())
+    assert texts == ["from afar", "from here"]

@@ -108,8 +108,12 @@ class Chat:
                                 datetime.now(UTC))
             try:
                 await asyncio.to_thread(store.add_chat, game_id, entry)
-            except Conflict:
-                self.reload(*await asyncio.to_thread(store.chat, game_id, CHAT_KEPT))
+            except Conflict:                    # another process's message took the index:
+                count, kept = await asyncio.to_thread(store.chat, game_id, CHAT_KEPT)
+                for other in kept:              # it reaches this process's readers first
+                    if other.index >= self.count:
+                        self.deliver(other)
+                self.reload(count, kept)
                 continue
             except (BoardlabError, SQLAlchemyError) as error:
                 log.error("game %s: cannot store a chat message: %s", game_id, error)
