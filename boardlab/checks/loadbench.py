@@ -33,7 +33,7 @@ import time
 from collections import Counter
 
 from .soak import (NO_CREATE_LIMIT, START_WAIT, WAIT, ServerProcess, SoakError, _libraries,
-                   _ws, check_processes, workspace)
+                   _ws, check_processes, http_limits, workspace)
 
 PACE = 0.06                  # seconds between two frames of one connection (< 20 per second)
 TARGET_P95 = 0.050           # seconds
@@ -177,14 +177,13 @@ class Load:
 async def _load(urls: list[str], spec: str, games: int, seconds: float, seed: int,
                 think: float, out, pids: list[int]) -> dict:
     httpx, _, _ = _libraries()
-    async with httpx.AsyncClient(timeout=START_WAIT) as client:
+    async with httpx.AsyncClient(timeout=START_WAIT, limits=http_limits()) as client:
         for url in urls:                # each server has loaded (or compiled) the game's
             await _first_game(client, url, spec)        # kernels before the clock starts
     cpu_before = [cpu_seconds(pid) for pid in pids]     # start-up and compiling not counted
     started = time.monotonic()
     state = Load(urls, spec, seed, started + seconds, think)
-    limits = httpx.Limits(max_connections=games, max_keepalive_connections=games)
-    async with httpx.AsyncClient(timeout=WAIT, limits=limits) as client:
+    async with httpx.AsyncClient(timeout=WAIT, limits=http_limits(games)) as client:
         tasks = [asyncio.create_task(state.table(client, i)) for i in range(games)]
         while not all(task.done() for task in tasks):
             await asyncio.wait(tasks, timeout=min(10.0, max(0.1, seconds / 10)))

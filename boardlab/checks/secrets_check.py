@@ -36,7 +36,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..core.registry import make
-from .soak import NO_CREATE_LIMIT, WAIT, ServerProcess, SoakError, _libraries, workspace
+from .soak import (NO_CREATE_LIMIT, WAIT, ServerProcess, SoakError, _libraries, http_limits,
+                   workspace)
 
 #: the keys each server message may carry (games here have no clock: no ``elapsed``; the
 #: bots do not chat: ``chat`` is empty)
@@ -253,7 +254,7 @@ class Secrets:
         httpx, _, _ = _libraries()
         queue = list(enumerate(specs))
         started = time.monotonic()
-        async with httpx.AsyncClient(timeout=WAIT) as client:
+        async with httpx.AsyncClient(timeout=WAIT, limits=http_limits()) as client:
             async def worker() -> None:
                 while queue:
                     number, spec = queue.pop(0)

@@ -54,6 +54,17 @@ NO_CREATE_LIMIT = {"creates_per_minute": None}
 NO_LIMITS = {"frames_per_second": None, "chat_messages": None, "creates_per_minute": None}
 START_WAIT = 120.0            # seconds for a server to print its URL (a loaded machine)
 WAIT = 60.0                   # seconds for any one network answer: only bounds a stuck run
+#: seconds an idle pooled HTTP connection is reused: under the server's keep-alive (uvicorn
+#: closes an idle one after 5 s), so a request never goes out on a connection the server is
+#: closing (httpx then reads "Server disconnected without sending a response")
+KEEPALIVE = 2.0
+
+
+def http_limits(connections: int = 100):
+    """httpx's pool limits for the checks' clients (see :data:`KEEPALIVE`)."""
+    httpx, _, _ = _libraries()
+    return httpx.Limits(max_connections=connections, max_keepalive_connections=connections,
+                        keepalive_expiry=KEEPALIVE)
 
 
 class SoakError(BoardlabError):
@@ -261,7 +272,7 @@ class Durability:
     async def table(self, index: int) -> None:
         httpx, _, _ = _libraries()
         rng = random.Random(self.rng.randrange(2 ** 31))
-        async with httpx.AsyncClient(timeout=WAIT) as client:
+        async with httpx.AsyncClient(timeout=WAIT, limits=http_limits()) as client:
             while not self.stopping:
                 url = await self.server(index)
                 try:
@@ -439,7 +450,7 @@ async def _durability(state: Durability, servers: list[ServerProcess], db: str,
     started = time.monotonic()
     tasks = []
     try:
-        with httpx.Client(timeout=WAIT) as client:
+        with httpx.Client(timeout=WAIT, limits=http_limits()) as client:
             for i in range(len(servers)):
                 await start(i)
             tasks = [asyncio.create_task(state.table(i)) for i in range(state.tables)]
@@ -592,7 +603,7 @@ async def _concurrency(spec: str, urls: list[str], trials: int, seed: int, out) 
     games = 0
     started = time.monotonic()
     trial = 0
-    async with httpx.AsyncClient(timeout=WAIT) as client:
+    async with httpx.AsyncClient(timeout=WAIT, limits=http_limits()) as client:
         while trial < trials:
             response = await client.post(urls[0] + "api/games", json={
                 "spec": spec, "seats": ["human", "human"], "hotseat": True})
