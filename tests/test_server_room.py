@@ -131,6 +131,17 @@ def test_ai_sides_answer_at_once_and_a_rematch_is_agreed_when_asked():
 
 
 # Several processes -----------------------------------------------------------------------
+HUMANS = [{"kind": "human", "token": "x"}, {"kind": "human", "token": "y"}]
+
+
+async def _one_room(store, seats=HUMANS):
+    """A hub over ``store`` with one Carteso 5x5 room, and seat 0's connection to it."""
+    hub = Hub(store, Thinker(0), limits=Limits.off())
+    room = await hub.create("carteso(size=5)", [dict(seat) for seat in seats], seed=1)
+    client = hub.client((0,))
+    await room.connect(client)
+    return hub, room, client
+
 def test_an_action_another_process_stored_under_its_key_is_acknowledged_again(tmp_path):
     """A client resends its action (same key) through a process that has not yet caught
     up with the one that stored it: the append conflicts, the room catches up, and the
@@ -139,11 +150,7 @@ def test_an_action_another_process_stored_under_its_key_is_acknowledged_again(tm
 
     async def play():
         store = Store(f"sqlite:///{tmp_path / 'two.db'}")
-        hub = Hub(store, Thinker(0), limits=Limits.off())
-        seats = [{"kind": "human", "token": "x"}, {"kind": "human", "token": "y"}]
-        room = await hub.create("carteso(size=5)", seats, seed=1)
-        client = hub.client((0,))
-        await room.connect(client)
+        hub, room, client = await _one_room(store)
         store.append(room.id, 0, Action(0, "Bc3", "k1"), "active")   # "the other process"
         await room.receive(client, parse('{"type": "action", "seat": 0, "move": "Bc3", '
                                          '"version": 0, "key": "k1"}'))
@@ -173,11 +180,8 @@ def test_notices_to_other_processes_leave_in_the_order_they_happened(tmp_path, m
         store = Store(f"sqlite:///{tmp_path / 'notices.db'}")
         monkeypatch.setattr(store, "shared", True)
         monkeypatch.setattr(store, "announce", announce)
-        hub = Hub(store, Thinker(0), limits=Limits.off())
-        seats = [{"kind": "human", "token": "x"}, {"kind": "ai", "agent": "random"}]
-        room = await hub.create("carteso(size=5)", seats, seed=1)
-        client = hub.client((0,))
-        await room.connect(client)
+        hub, room, client = await _one_room(
+            store, [HUMANS[0], {"kind": "ai", "agent": "random"}])
         await room.receive(client, parse('{"type": "offer_draw", "seat": 0}'))
         while len(sent) < 2 and any(not task.done() for task in hub.tasks):
             await asyncio.sleep(0.05)
@@ -194,11 +198,7 @@ def test_a_chat_message_another_process_stored_first_still_reaches_this_ones_rea
     nothing new)."""
     async def play():
         store = Store(f"sqlite:///{tmp_path / 'chat.db'}")
-        hub = Hub(store, Thinker(0), limits=Limits.off())
-        seats = [{"kind": "human", "token": "x"}, {"kind": "human", "token": "y"}]
-        room = await hub.create("carteso(size=5)", seats, seed=1)
-        client = hub.client((0,))
-        await room.connect(client)
+        hub, room, client = await _one_room(store)
         store.add_chat(room.id, ChatMessage(0, "players", None, "horizontal", "from afar",
                                             datetime.now(UTC)))
         await room.receive(client, parse('{"type": "chat", "seat": 0, "channel": '
