@@ -1,5 +1,6 @@
 """The server messages the web app uses beyond play: chat, flood limits, positions,
-analysis, SGF, AI budget caps, and agreed draws that replay from the record."""
+analysis, AI budget caps, and agreed draws that replay from the record (the SGF download:
+test_sgf.py)."""
 import asyncio
 import random
 import re
@@ -413,85 +414,6 @@ def test_mcts_analyse_counts_every_simulation():
     estimate = found["estimate"]          # two sides, returns -1/1 or 0/0: chances add to 1
     assert set(estimate) == {"vertical", "horizontal"}
     assert abs(estimate["vertical"] + estimate["horizontal"] - 1) < 1e-3
-
-
-# SGF -----------------------------------------------------------------------------------------
-def parse_sgf(text):
-    """A tiny SGF reader for one main line: a list of nodes, each {property: [values]}."""
-    text = text.strip()
-    assert text.startswith("(;") and text.endswith(")")
-    nodes, position = [], 1
-    token = re.compile(r"\s*(;|[A-Z]+|\[((?:\\.|[^\]\\])*)\])", re.S)
-    name = None
-    while position < len(text) - 1:
-        match = token.match(text, position)
-        assert match, text[position:]
-        position = match.end()
-        part = match.group(1)
-        if part == ";":
-            nodes.append({})
-        elif part.startswith("["):
-            value = re.sub(r"\\(.)", r"\1", match.group(2), flags=re.S)
-            nodes[-1].setdefault(name, []).append(value)
-        else:
-            name = part
-    return nodes
-
-
-def sgf_moves(nodes, size):
-    """The notation of each move node: a stone from B/W, anything else from C."""
-    moves = []
-    for node in nodes[1:]:
-        stone = node.get("B", node.get("W"))
-        if stone and stone[0]:
-            colour = "B" if "B" in node else "W"
-            column, row = stone[0]
-            moves.append(f"{colour}{column}{size - (ord(row) - ord('a'))}")
-        else:
-            moves.append(node["C"][0])
-    return moves
-
-
-def test_sgf_of_a_finished_territory_game_parses_back_to_its_moves(client):
-    spec = "carteso(size=5,komi_protocol=bid)"
-    game = create(client, spec, ["human", "human"], hotseat=True)
-    url = f"/api/games/{game['id']}/record.sgf"
-    assert client.get(url).status_code == 409
-    assert client.get(url).json()["error"]["code"] == "not_over"
-    moves = ["komi=2.5", "side=horizontal", "Wc3", "Ba1", "Wb2", "Be5"]
-    record = finish_by_resignation(client, game, moves)
-    response = client.get(url)
-    assert response.status_code == 200
-    nodes = parse_sgf(response.text)
-    root = nodes[0]
-    assert root["SZ"] == ["5"] and root["KM"] == ["2.5"] and root["GM"] == ["1"]
-    assert sgf_moves(nodes, 5) == record["moves"][:-1] == moves
-    state = boardlab.make(spec).new_initial_state()
-    for node, move in zip(nodes[1:], moves):
-        mover = state.current_player()
-        state.play(move)
-        assert node["MV"] == [state.game.seat_names[mover]]
-    assert nodes[3]["W"] == ["cc"] and nodes[4]["B"] == ["ae"]     # SGF rows from the top
-    assert record["moves"][-1] == "resign" and record["result"]["winner"] == "second"
-    assert root["RE"] == ["horizontal+R"]              # first, Vertical, resigned
-    assert root["VP"] == ["human (first)"] and root["HP"] == ["human (second)"]
-
-
-def test_a_pass_is_an_empty_move_and_a_game_without_sgf_says_so(client):
-    facts = client.get("/api/facts", params={"spec": "carteso(size=3)"}).json()
-    assert facts["record_formats"] == ["json", "sgf"]
-    assert client.get("/api/facts", params={"spec": "cartagena"}).json()[
-        "record_formats"] == ["json"]
-    game = create(client, "carteso(size=3)", ["human", "human"], hotseat=True)
-    record = finish_by_resignation(client, game, ["Bb2", "button", "pass"])
-    nodes = parse_sgf(client.get(f"/api/games/{game['id']}/record.sgf").text)
-    assert nodes[2] == {"MV": ["horizontal"], "C": ["button"]}
-    assert nodes[3] == {"B": [""], "MV": ["vertical"], "C": ["pass"]}
-    assert sgf_moves(nodes, 3) == record["moves"][:-1]
-    assert nodes[0]["RE"] == ["vertical+R"]
-    other = create(client, "cartagena", ["human", "human"])
-    response = client.get(f"/api/games/{other['id']}/record.sgf")
-    assert response.status_code == 404 and response.json()["error"]["code"] == "no_sgf"
 
 
 # AI budgets ----------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any
 
 from .errors import BoardlabError, IllegalMoveError
 from .game import CHANCE, Game, Move, State
-from .record import to_record
+from .record import now, to_record
 
 
 class UndoError(BoardlabError):
@@ -92,6 +92,8 @@ class GameDriver:
         self.time_control = time_control or TimeControl()
         self.clocks: list[float | None] = [self.time_control.game] * game.num_seats
         self.forfeit_info: dict[str, Any] | None = None
+        #: when the game began: its record's ``created``, the same in every copy
+        self.created = now()
         self._chance = random.Random(self.seed)
         self._snapshots: dict[int, State] = {0: self.state.clone()}
         self._clocks_at: dict[int, list[float | None]] = {}   # the clocks after each length
@@ -240,7 +242,8 @@ class GameDriver:
         info = dict(meta or {})
         if self.forfeit_info:
             info["forfeit"] = self.forfeit_info
-        return to_record(self.state, players=players, seed=self.seed, meta=info or None)
+        return to_record(self.state, players=players, seed=self.seed, meta=info or None,
+                         created=self.created)
 
     def movers(self) -> list[int]:
         """The seat of each history entry (CHANCE for chance outcomes)."""

@@ -3,7 +3,8 @@
 A record is ``{"format": "boardlab-record/1", "game", "spec", "options",
 "seats", "players", "moves", "result"}`` (and optionally ``"seed"``,
 ``"created"``, ``"meta"``); ``moves`` holds every action in notation,
-``players`` one name per seat (or null) and ``result`` is null until the game
+``players`` one name per seat (or null), ``created`` when the game began (UTC, ISO
+8601: the same in every copy of the record) and ``result`` is null until the game
 is over. A game that ended in an agreed draw (``State.agree_draw``) has
 ``"agreed_draw": true`` after its moves and the format ``boardlab-record/2``
 (version 1 has no agreed draws; a reader of version 2 reads both). Loading
@@ -71,9 +72,24 @@ def result_of(state: State) -> dict[str, Any] | None:
             "scores": state.scores()}
 
 
+def now() -> datetime:
+    """The time now, in UTC (a game's start, a record's ``created``)."""
+    return datetime.now(UTC)
+
+
+def iso_time(moment: datetime) -> str:
+    """A record's ``created``: ``moment`` in UTC, ISO 8601 to the second (a time without
+    a zone, as SQLite gives back, is taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
 def to_record(state: State, players: Iterable[str] | None = None,
-              seed: int | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A record of the game that led to ``state``."""
+              seed: int | None = None, meta: dict[str, Any] | None = None,
+              created: datetime | None = None) -> dict[str, Any]:
+    """A record of the game that led to ``state``, which began at ``created`` (a
+    driver and the server know it; without it, the record says now)."""
     game = state.game
     if seed is None:
         seed = state.seed
@@ -82,7 +98,7 @@ def to_record(state: State, players: Iterable[str] | None = None,
               "options": game.options, "seats": list(game.seat_names),
               "players": list(players) if players else None,
               "moves": state.history_text(), "result": result_of(state),
-              "created": datetime.now(UTC).isoformat(timespec="seconds")}
+              "created": iso_time(created or now())}
     if state.agreed_draw:
         record["agreed_draw"] = True
     if seed is not None:
@@ -169,8 +185,9 @@ def _check_facts(record: dict[str, Any], state: State) -> None:
         raise RecordError(f"record field 'players' must be null or {game.num_seats} names "
                           f"(one per seat), not {_short(players)}")
     created = record.get("created")
-    if created is not None and not isinstance(created, str):
-        raise RecordError("record field 'created' must be a date in ISO format")
+    if created is not None and not _is_iso_time(created):
+        raise RecordError(f"record field 'created' must be a time in ISO format, not "
+                          f"{_short(created)}")
     if "result" not in record:
         raise RecordError("record field 'result' is missing (null for an unfinished game)")
     stored, replayed = record["result"], result_of(state)
@@ -190,6 +207,13 @@ def _check_facts(record: dict[str, Any], state: State) -> None:
         if stored[key] != replayed[key]:
             raise RecordError(f"record result does not match the replayed game: {key!r} is "
                               f"{_short(stored[key])}, the replay gives {replayed[key]!r}")
+
+
+def _is_iso_time(value: object) -> bool:
+    try:
+        return isinstance(value, str) and bool(datetime.fromisoformat(value))
+    except ValueError:
+        return False
 
 
 def _short(value: object) -> str:

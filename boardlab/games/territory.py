@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.errors import NotationError, OptionError
 from ..core import board as boards
-from ..core.game import RESIGN, TERMINAL, Game, KomiFacts, Symmetry
+from ..core.game import TERMINAL, Game, KomiFacts, Symmetry
 from ..core.options import Option
 from .kernel_state import KernelState
 from .grid_notation import LETTERS, parse_point, point_name
@@ -188,81 +188,10 @@ class TerritoryGame(Game):
 
     # SGF -------------------------------------------------------------------------------
     def sgf(self, record: dict) -> str:
-        """A finished game's record as SGF (FF[4]) text.
-
-        The root has SZ, KM (the komi in play), the players as the custom properties
-        VP and HP (Vertical's and Horizontal's: either side places either colour, so
-        there is no black or white player), set-up stones as AB/AW, GN (the spec) and
-        RE (``vertical+3.5``, ``horizontal+R`` resigned, ``+T`` on time, ``0`` a draw).
-        Each history entry is one node with the mover's seat name in the custom property
-        MV: a stone is ``B[xy]`` or ``W[xy]`` by its colour (SGF points: column, then
-        row from the top); any other move (a pass, the button, a komi or a side) is the
-        notation in ``C``, and a pass is also the mover's side's empty move (``B[]`` for
-        Vertical, ``W[]`` for Horizontal).
-        """
-        state = self.new_initial_state(seed=record.get("seed"))
-        k, n = self.kernel, self.n
-        nodes = []
-        for text in record["moves"]:
-            action = state.play(text)
-            if action == RESIGN:
-                break
-            seat = state.history[-1].seat
-            kind, value, colour = k.decode(n, action)
-            props = [("MV", self.seat_names[seat])]
-            if kind == k.PLACE:
-                props.insert(0, (COLOURS[colour], _sgf_point(value, n)))
-            else:
-                if kind == k.PASS:
-                    props.insert(0, ("BW"[state.seat_of_side.index(seat)], ""))
-                props.append(("C", state.action_to_string(action)))   # context-free
-            nodes.append(props)
-        if record.get("agreed_draw"):
-            state.agree_draw()
-        players = record.get("players") or ["?"] * self.num_seats
-        vertical, horizontal = (f"{players[seat]} ({self.seat_names[seat]})"
-                                for seat in state.seat_of_side)
-        root: list[tuple[str, str | list[str]]] = [
-            ("FF", "4"), ("GM", "1"), ("CA", "UTF-8"), ("AP", "boardlab"),
-            ("SZ", str(n)), ("GN", self.public_spec), ("VP", vertical),
-            ("HP", horizontal), ("RE", _sgf_result(state, record))]
-        if state.komi_half is not None:
-            root.insert(5, ("KM", format_komi(state.komi_half)))
-        if self.setup is not None:
-            board = self.setup[0]
-            for colour, prop in ((1, "AB"), (2, "AW")):
-                points = [_sgf_point(int(c), n) for c in np.flatnonzero(board == colour)]
-                if points:
-                    root.append((prop, points))
-        return "(" + "".join(";" + "".join(_sgf_property(*p) for p in node)
-                             for node in [root] + nodes) + ")\n"
-
-
-def _sgf_point(cell: int, n: int) -> str:
-    """An SGF point: the column letter, then the row letter counted from the top."""
-    row, col = divmod(cell, n)
-    return LETTERS[col] + LETTERS[n - 1 - row]
-
-
-def _sgf_property(name: str, values) -> str:
-    values = values if isinstance(values, list) else [values]
-    return name + "".join("[" + value.replace("\\", "\\\\").replace("]", "\\]") + "]"
-                          for value in values)
-
-
-def _sgf_result(state, record: dict) -> str:
-    """SGF's RE: the winning side and the margin, ``+R``/``+T`` for a resignation or a loss
-    on time, ``0`` for a draw, ``?`` while the game runs."""
-    if not state.is_terminal():
-        return "?"
-    side = state.winner_side()
-    if side is None:
-        return "0"
-    if state.resigned is not None:
-        timed = ((record.get("meta") or {}).get("forfeit") or {}).get("kind") == "time"
-        return f"{SIDES[side]}+{'T' if timed else 'R'}"
-    v, h = state.scores_half()
-    return f"{SIDES[side]}+{format_komi(abs(v - h))}"
+        """A record as SGF (FF[4]) text, written with sgfmill: Vertical is Black,
+        Horizontal White (territory_sgf.py has the mapping, docs/protocol.md an example)."""
+        from .territory_sgf import write     # (it imports this module)
+        return write(self, record)
 
 
 def parse_setup(position: str, claims: str, n: int):

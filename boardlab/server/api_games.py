@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..core.game import Game
+from ..core.record import iso_time
 from ..core.registry import make
 from .clients import Window
 from .hub import MAX_SEED
@@ -100,7 +101,7 @@ async def game_record(request: Request) -> JSONResponse:
     """GET /api/games/{id}/record: the full record (with the seed), once the game is over."""
     hub, room = await room_of(request)
     try:
-        return JSONResponse(await _record(room))
+        return JSONResponse(await _record(hub, room))
     finally:
         hub.release(room)
 
@@ -114,7 +115,7 @@ async def game_sgf(request: Request) -> Response:
         if "sgf" not in game.record_formats:
             raise ApiError("no_sgf", f"this game's records come as "
                            f"{', '.join(game.record_formats)}, not SGF")
-        record = await _record(room)
+        record = await _record(hub, room)
         return Response(game.sgf(record), media_type="application/x-go-sgf",
                         headers={"Content-Disposition":
                                  f'attachment; filename="{room.id}.sgf"'})
@@ -122,12 +123,17 @@ async def game_sgf(request: Request) -> Response:
         hub.release(room)
 
 
-async def _record(room) -> dict:
-    """The room's full record, once the game is over (409 not_over)."""
+async def _record(hub, room) -> dict:
+    """The room's full record, once the game is over (409 not_over); ``created`` is when
+    the game was created (stored with it), whenever the record is asked for."""
     async with room.lock:
         if not room.over:
             raise ApiError("not_over", "the record is available once the game is over")
-        return room.record(players(room.seats))
+        record = room.record(players(room.seats))
+    row = await asyncio.to_thread(hub.store.game, room.id)
+    if row is not None:
+        record["created"] = iso_time(row.created)
+    return record
 
 
 async def analyse_game(request: Request) -> JSONResponse:
