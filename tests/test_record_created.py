@@ -46,6 +46,7 @@ def test_a_terminal_games_saved_record_says_when_the_game_began(ticking, tmp_pat
     session = TerminalGame(boardlab.make("carteso(size=3)"), {}, seed=1,
                            inp=io.StringIO("Bb2\nresign\n"), out=io.StringIO(), colour=False)
     session.run()
+    records.datetime.now(UTC)                     # an hour later, the record is saved
     session.finish(str(path))
     saved, state = records.load(path)
     assert saved["created"] == "2024-03-05T06:07:08+00:00" and state.is_terminal()

@@ -2,6 +2,8 @@
 writer's own parser), every move and the result rebuilt exactly, and the server's
 download."""
 import random
+import re
+from pathlib import Path
 
 import pytest
 from sgfmill import sgf
@@ -223,3 +225,18 @@ def test_a_pass_is_an_empty_move_and_a_game_without_sgf_says_so(client):
     other = create(client, "cartagena", ["human", "human"])
     response = client.get(f"/api/games/{other['id']}/record.sgf")
     assert response.status_code == 404 and response.json()["error"]["code"] == "no_sgf"
+
+
+def test_the_docs_example_is_what_the_writer_writes():
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "records.md").read_text()
+    example = re.search(r"```\n(\(;FF\[4\].*?)```", docs, re.S).group(1)
+    game = boardlab.make("carteso(size=3,komi=0.5)")
+    driver = GameDriver(game)
+    for move in "Bb2 Wa1 Wa3 button Bc3 Bb3 Wc1 pass pass".split():
+        driver.submit(driver.acting()[0], move)
+    record = driver.record(players=["ann", "bob"])
+    del record["created"]                                 # the docs show no date
+    version = re.compile(r"AP\[boardlab:[^\]]*\]")
+    assert version.sub("AP[]", game.sgf(record)) == version.sub("AP[]", example)
+    parsed, moves, _ = read(example)
+    assert moves == record["moves"] and parsed.get_winner() == "w"
