@@ -189,7 +189,7 @@ class TerritoryGame(Game):
     # SGF -------------------------------------------------------------------------------
     def sgf(self, record: dict) -> str:
         """A record as SGF (FF[4]) text, written with sgfmill: Vertical is Black,
-        Horizontal White (territory_sgf.py has the mapping, docs/protocol.md an example)."""
+        Horizontal White (territory_sgf.py has the mapping, docs/records.md an example)."""
         from .territory_sgf import write     # (it imports this module)
         return write(self, record)
 

@@ -1,6 +1,6 @@
 """Carteso and Rumbo records as SGF (FF[4]), written with sgfmill.
 
-The mapping (docs/protocol.md, "SGF records", has it with an example):
+The mapping (docs/records.md has it with an example):
 
 * Vertical moves first and Horizontal receives the komi, as Black and White do in Go:
   Vertical is SGF's Black (``PB``), Horizontal White (``PW``); ``KM`` is the komi in
@@ -84,12 +84,11 @@ def _root(root: Any, game: TerritoryGame, state: TerritoryState, record: dict[st
     root.set("AP", ("boardlab", _version()))
     root.set("GN", game.public_spec)
     root.set("RU", game.title or game.name)
-    root.set("GC", f"{game.title or game.name}, played with boardlab. Black is Vertical "
-             f"(moves first), White is Horizontal (receives the komi); either side places "
-             f"stones of either colour: a stone of the mover's own colour is a move, one of "
-             f"the other colour is an AB/AW set-up node (PL: the next player); the button, "
-             f"the komi bid, the side choice and a resignation are nodes with the private "
-             f"property {MOVE} (their notation).")
+    root.set("GC", f"{game.title or game.name}, played with boardlab: Black is Vertical "
+             f"(moves first), White is Horizontal (receives the komi). Either side places "
+             f"stones of either colour: one of the other colour is an AB/AW node; the "
+             f"button, the komi bid, the side choice and a resignation are {MOVE} nodes "
+             f"(boardlab's docs/records.md).")
     players = record.get("players")
     if players:
         for seat, colour in colour_of.items():
