@@ -35,7 +35,7 @@ from .messages import Message, ProtocolError, required
 from .offers import Drawer, Offers, Rematcher, Takebacker
 from .positions import Positions
 from .replicas import Replica
-from .resends import asks_again, same_entry
+from .resends import same_action
 from .seating import Seating
 from .seats import seats_of
 from .store import ACTIVE, OVER, Action, ChatMessage, Conflict
@@ -245,7 +245,7 @@ class Room:
             raise ProtocolError("duplicate_key", "this key was used for another action")
         if held is not None:
             logged = self.actions[held[1] - 1]
-            if not asks_again(logged.seat, logged.move, seat, message):
+            if logged.seat != seat or not same_action(logged.move, self._asked(message)):
                 raise ProtocolError("duplicate_key", f"this key was accepted for another "
                                     f"action (version {held[1]}): use a fresh key for "
                                     f"each action")
@@ -258,6 +258,12 @@ class Room:
         if message.type == "action" and seat not in self.acting():
             raise ProtocolError("not_your_turn", f"{self.name(seat)} does not act now")
         return seat, key
+
+    @staticmethod
+    def _asked(message: Message) -> LogEntry:
+        """The log entry a keyed message asks for (an undo's target aside)."""
+        asked = {"resign": RESIGN, "leave": RESIGN, "accept_draw": DRAW, "undo": undo(0)}
+        return asked.get(message.type) or move(required(message.move, "move"))
 
     def _ack(self, key: str) -> dict:
         return {"type": "ack", "key": key, "version": self.keys[key][1]}
@@ -315,7 +321,7 @@ class Room:
             await self.replica.catch_up_actions()
             held = self.keys.get(action.key) if action.key is not None else None
             if held is not None and held[0] == action.seat:
-                if same_entry(self.actions[held[1] - 1].move, action.move):
+                if same_action(self.actions[held[1] - 1].move, action.move):
                     return False
                 raise ProtocolError("duplicate_key", f"this key was accepted for another "
                                     f"action (version {held[1]}): use a fresh key for "
