@@ -452,3 +452,22 @@ def test_a_real_socket_refuses_big_frames_and_closes_on_huge_ones(served):
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=120)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+def test_a_message_the_server_fails_on_is_server_error_and_the_socket_stays_open(
+        client, monkeypatch, caplog):
+    from boardlab.server.chat import Chat
+
+    async def broken(self, client, message):
+        raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(Chat, "_store", broken)
+    game = create(client)
+    with socket(client, game, 0) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "chat", "channel": "players", "seat": 0, "text": "hello"})
+        error = ws.receive_json()
+        assert (error["type"], error["code"]) == ("error", "server_error")
+        ws.send_json(action(0, "Bc3", 0, "f1"))
+        assert ws.receive_json() == {"type": "ack", "key": "f1", "version": 1}
+    assert "a client message failed" in caplog.text
