@@ -75,8 +75,8 @@ async def _read(websocket: WebSocket, room: Room, client: Client) -> None:
             await room.receive(client, message)
         except Exception:                       # a bug: answer, log, keep the connection
             log.exception("game %s: a client message failed", room.id)
-            client.send(ProtocolError("server_error", "the server failed on this message; "
-                                      "nothing changed, try again", message.key).to_json())
+            client.send(ProtocolError("server_error", "the server failed on this message",
+                                      message.key).to_json())
 
 
 async def _write(websocket: WebSocket, client: Client) -> None:
