@@ -59,7 +59,8 @@ async def create_game(request: Request) -> JSONResponse:
 
 
 def _count_create(request: Request) -> None:
-    """At most ``creates_per_minute`` games a minute per client address (429)."""
+    """At most ``creates_per_minute`` games a minute per client address (429, with the
+    seconds until the window has room again)."""
     hub = hub_of(request)
     windows = request.app.state.creates
     address = request.client.host if request.client else ""
@@ -68,9 +69,10 @@ def _count_create(request: Request) -> None:
         if len(windows) > ADDRESSES_KEPT:       # forget idle addresses
             windows.clear()
         window = windows[address] = Window(hub.limits.creates_per_minute, 60.0, hub.clock)
-    if not window.allow():
+    if not window.allow():                      # Retry-After: when the oldest leaves
+        wait = window.times[0] + window.seconds - hub.clock.now() if window.times else 60
         raise ApiError("rate_limited", f"at most {window.count} games a minute from "
-                       f"one address")
+                       f"one address", retry_after=wait)
 
 
 async def list_games(request: Request) -> JSONResponse:

@@ -1,16 +1,18 @@
 """Client messages over the WebSocket: parsing and validation, and typed errors.
 
-Every frame is checked before anything else happens: its size, that it is a
-JSON object, its ``type``, that it has exactly the fields of that type, and
-each field's type and range. A bad frame raises :class:`ProtocolError` with a
-code from :data:`CODES`; nothing changes. See docs/server-protocol.md.
+Every frame is checked before anything else happens: its size, that it is
+JSON the server reads (:func:`read_json`: nested at most :data:`MAX_DEPTH` deep,
+every string Unicode text), that it is a JSON object, its ``type``, that it has
+exactly the fields of that type, and each field's type and range. A bad frame
+raises :class:`ProtocolError` with a code from :data:`CODES`; nothing changes.
+See docs/server-protocol.md.
 """
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 MAX_FRAME = 4096           # bytes per client frame
 MAX_MOVE = 200             # characters of a move in notation
@@ -19,11 +21,16 @@ KEY = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 MAX_CHAT = 500             # characters of a chat message (after control characters go)
 CHANNELS = ("players", "team", "spectators")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")    # all but tab and newline
+MAX_DEPTH = 32             # nesting levels of arrays and objects in a client's JSON
+#: a JSON string (skipped when counting nesting) or a bracket
+STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}]', re.S)
+SURROGATE = re.compile("[\ud800-\udfff]")      # a lone surrogate: no Unicode text
 
 #: The one catalogue of error codes, of the WebSocket (``{"type": "error", "code"}``) and
 #: of the REST lobby (``{"error": {"code"}}``): code -> what it means.
 CODES = {
-    "bad_message": "a frame that is not a valid message (JSON, type, fields)",
+    "bad_message": f"a frame that is not a valid message (JSON nested at most {MAX_DEPTH} "
+                   f"deep whose strings are Unicode text, type, fields)",
     "too_large": f"a frame over {MAX_FRAME} bytes, or a request body over the REST limit",
     "forbidden": "the seat is not held by this connection (or a spectator tried to act), "
                  "or an analysis of a running game without a token holding every seat",
@@ -38,12 +45,14 @@ CODES = {
                "already stands)",
     "not_over": "a rematch, or a record, of a game that is not over",
     "no_seat": "the seat could not be given up (the server could not store it)",
-    "duplicate_key": "the idempotency key was used for another seat's action",
+    "duplicate_key": "the idempotency key was used for another action (another seat's, "
+                     "or another move or kind of action)",
     "rate_limited": "too many messages (or chat messages, or games created) in a short "
                     "time: the request was dropped",
     "server_error": "the server could not store the action; nothing changed",
     "not_found": "no such game",
-    "bad_json": "a REST request body that is not JSON",
+    "bad_json": f"a REST request body that is not JSON the server reads (not JSON, "
+                f"nested over {MAX_DEPTH} deep, or a string that is not Unicode text)",
     "bad_request": "a REST request with missing, unknown or out-of-range fields",
     "bad_spec": "a game spec that names no game or sets a bad option",
     "bad_seats": "seats that do not fit the game (count, kinds, an AI's agent spec)",
@@ -128,16 +137,70 @@ def chat_text(text: str) -> str:
     return text
 
 
+class BadJson(ValueError):
+    """A client's JSON that the server does not read (the message says why)."""
+
+
+def read_json(data: str | bytes) -> Any:
+    """The value of a client's JSON text (a WebSocket frame, a REST body), or BadJson: not
+    JSON, nested deeper than MAX_DEPTH arrays and objects (checked before parsing: a deep
+    nest would exhaust the parser's stack), or with a string (a key too) that is not
+    Unicode text (a lone surrogate, ``"\\ud800"``, that no database stores)."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode(json.detect_encoding(data))
+        except (UnicodeDecodeError, LookupError):
+            raise BadJson("it is not JSON text (UTF-8)") from None
+    if _too_deep(data):
+        raise BadJson(f"it is nested deeper than {MAX_DEPTH} arrays and objects")
+    try:
+        value = json.loads(data)
+    except (ValueError, RecursionError):
+        raise BadJson("it is not JSON") from None
+    if not _is_text(value):
+        raise BadJson("a string in it is not Unicode text (a lone surrogate, \\ud800 to "
+                      "\\udfff)")
+    return value
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` opens more than MAX_DEPTH arrays and objects one inside another
+    (brackets in strings do not count)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    depth = 0
+    for token in STRUCTURE.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif bracket in "]}":
+            depth -= 1
+    return False
+
+
+def _is_text(value: Any) -> bool:
+    """Whether every string in a parsed JSON value (at most MAX_DEPTH deep) is text."""
+    if isinstance(value, str):
+        return SURROGATE.search(value) is None
+    if isinstance(value, dict):
+        return all(_is_text(key) and _is_text(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_is_text(item) for item in value)
+    return True
+
+
 def parse(frame: str | bytes | None) -> Message:
     """The message in one WebSocket frame, or ProtocolError."""
     if not isinstance(frame, str):
         raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
-    if len(frame.encode()) > MAX_FRAME:
+    if len(frame.encode("utf-8", "surrogatepass")) > MAX_FRAME:
         raise ProtocolError("too_large", f"a frame may hold at most {MAX_FRAME} bytes")
     try:
-        data = json.loads(frame)
-    except ValueError:
-        raise ProtocolError("bad_message", "the frame is not JSON") from None
+        data = read_json(frame)
+    except BadJson as error:
+        raise ProtocolError("bad_message", f"the frame is refused: {error}") from None
     if not isinstance(data, dict) or data.get("type") not in FIELDS:
         raise ProtocolError("bad_message", f"a message is a JSON object with a \"type\" of "
                             f"{', '.join(FIELDS)}")

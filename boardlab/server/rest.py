@@ -7,7 +7,7 @@ messages.CODES, with its HTTP status); :func:`api_error` answers it as ``{"error
 """
 from __future__ import annotations
 
-import json
+import math
 import re
 from functools import lru_cache
 
@@ -19,27 +19,34 @@ from ..core.errors import BoardlabError
 from ..core.game import Game
 from ..core.registry import games as game_classes, make
 from .hub import Hub
-from .messages import HTTP_STATUS
+from .messages import HTTP_STATUS, BadJson, read_json
 from .room import Room
 
 MAX_BODY = 16384             # bytes of a REST request body
 MAX_SPEC = 500
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 AI_LEVELS = 5                # an AI seat's level N is mcts(level=N)
+RETRY_AFTER = 1              # seconds a 429 asks to wait when it cannot tell better
 
 
 class ApiError(Exception):
     """A refused REST request: a code of the catalogue and a message; its HTTP status is
-    the code's (messages.HTTP_STATUS)."""
+    the code's (messages.HTTP_STATUS). A 429 says in ``retry_after`` how many seconds to
+    wait (its ``Retry-After`` header; RETRY_AFTER when the refusal cannot tell)."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.status, self.code, self.message = HTTP_STATUS[code], code, message
+        self.retry_after = retry_after
 
 
 async def api_error(request: Request, error: ApiError) -> JSONResponse:
+    headers = {}
+    if error.status == 429:
+        wait = RETRY_AFTER if error.retry_after is None else error.retry_after
+        headers["Retry-After"] = str(max(1, math.ceil(wait)))
     return JSONResponse({"error": {"code": error.code, "message": error.message}},
-                        status_code=error.status)
+                        status_code=error.status, headers=headers)
 
 
 def hub_of(connection) -> Hub:
@@ -70,9 +77,9 @@ async def body(request: Request, required: set[str],
         if len(data) > MAX_BODY:
             raise ApiError("too_large", f"a request body holds at most {MAX_BODY} bytes")
     try:
-        data = json.loads(data)
-    except ValueError:
-        raise ApiError("bad_json", "the body is not JSON") from None
+        data = read_json(data)
+    except BadJson as error:
+        raise ApiError("bad_json", f"the body is refused: {error}") from None
     if not isinstance(data, dict) or not required <= set(data) <= required | optional:
         raise ApiError("bad_request", f"a JSON object with {', '.join(sorted(required))}"
                        f"{' and optionally ' + ', '.join(sorted(optional)) if optional else ''}")

@@ -35,6 +35,7 @@ from .messages import Message, ProtocolError, required
 from .offers import Drawer, Offers, Rematcher, Takebacker
 from .positions import Positions
 from .replicas import Replica
+from .resends import same_action
 from .seating import Seating
 from .seats import seats_of
 from .store import ACTIVE, OVER, Action, ChatMessage, Conflict
@@ -243,6 +244,11 @@ class Room:
         if held is not None and held[0] not in client.seats:
             raise ProtocolError("duplicate_key", "this key was used for another action")
         if held is not None:
+            logged = self.actions[held[1] - 1]
+            if logged.seat != seat or not same_action(logged.move, self._asked(message)):
+                raise ProtocolError("duplicate_key", f"this key was accepted for another "
+                                    f"action (version {held[1]}): use a fresh key for "
+                                    f"each action")
             return seat, key
         if self.over:
             raise ProtocolError("game_over", "the game is over")
@@ -252,6 +258,12 @@ class Room:
         if message.type == "action" and seat not in self.acting():
             raise ProtocolError("not_your_turn", f"{self.name(seat)} does not act now")
         return seat, key
+
+    @staticmethod
+    def _asked(message: Message) -> LogEntry:
+        """The log entry a keyed message asks for (an undo's target aside)."""
+        asked = {"resign": RESIGN, "leave": RESIGN, "accept_draw": DRAW, "undo": undo(0)}
+        return asked.get(message.type) or move(required(message.move, "move"))
 
     def _ack(self, key: str) -> dict:
         return {"type": "ack", "key": key, "version": self.keys[key][1]}
@@ -307,8 +319,13 @@ class Room:
         except Conflict:                        # another server process appended first
             self.rebuild(list(self.actions))
             await self.replica.catch_up_actions()
-            if action.key is not None and self.keys.get(action.key, (None,))[0] == action.seat:
-                return False
+            held = self.keys.get(action.key) if action.key is not None else None
+            if held is not None and held[0] == action.seat:
+                if same_action(self.actions[held[1] - 1].move, action.move):
+                    return False
+                raise ProtocolError("duplicate_key", f"this key was accepted for another "
+                                    f"action (version {held[1]}): use a fresh key for "
+                                    f"each action") from None
             raise ProtocolError("stale_version", "another server accepted an action first: "
                                 "sync and choose again") from None
         except Exception as error:              # whatever failed, the log is the game

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -13,6 +14,8 @@ from .rest import find_room, hub_of
 from .room import Room
 
 CLOSE_REFUSED, CLOSE_TOO_SLOW, CLOSE_FLOODING = 4403, 4408, 4429
+
+log = logging.getLogger("boardlab.server")
 
 
 async def game_socket(websocket: WebSocket) -> None:
@@ -47,7 +50,9 @@ async def _refuse(websocket: WebSocket, unknown: bool) -> None:
 
 async def _read(websocket: WebSocket, room: Room, client: Client) -> None:
     """Hand the client's messages to the room until it leaves; a frame over the flood
-    limit is refused (``rate_limited``), and a client that keeps flooding is closed (4429)."""
+    limit is refused (``rate_limited``), and a client that keeps flooding is closed (4429).
+    A message the server fails on (a bug) is answered ``server_error`` and logged; the
+    connection stays open."""
     limits = hub_of(websocket).limits
     while True:
         frame = await websocket.receive()
@@ -66,7 +71,12 @@ async def _read(websocket: WebSocket, room: Room, client: Client) -> None:
         except ProtocolError as error:
             client.send(error.to_json())
             continue
-        await room.receive(client, message)
+        try:
+            await room.receive(client, message)
+        except Exception:                       # a bug: answer, log, keep the connection
+            log.exception("game %s: a client message failed", room.id)
+            client.send(ProtocolError("server_error", "the server failed on this message",
+                                      message.key).to_json())
 
 
 async def _write(websocket: WebSocket, client: Client) -> None:
