@@ -158,3 +158,23 @@ def test_bad_calls_are_refused():
         env.step(np.zeros(2))
     with pytest.raises(ValueError):
         env.reset().obs[0, 0] = 1.0                 # the arrays are read-only
+
+
+def test_the_gymnasium_vector_env_steps_and_rewards_the_mover():
+    pytest.importorskip("gymnasium")
+    from boardlab.interop.gymnasium_vector import GymVectorEnv
+
+    envs = GymVectorEnv("carteso(size=3)", num_envs=2, seed=3)
+    obs, infos = envs.reset()
+    assert envs.observation_space.shape == obs.shape == (2, envs.env.observation_size)
+    assert envs.metadata["autoreset_mode"].name == "NEXT_STEP"
+    ended = 0
+    for _ in range(80):
+        mask = infos["action_mask"]
+        actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in mask])
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        for i in np.flatnonzero(terminated):
+            assert rewards[i] == infos["rewards"][i, infos["seat"][i]]
+            ended += 1
+        assert not rewards[~terminated].any() and not truncated.any()
+    assert ended
