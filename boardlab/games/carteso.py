@@ -160,7 +160,8 @@ class Carteso(TerritoryGame):
             return None
         state = self.new_initial_state()
         cfg = TV.config(self, len(state.buf))
-        return TV.declare(self, V, (state.scratch, self.topology.nbr, self.topology.diag, cfg), state.buf, 6)
+        tables = (state.scratch, self.topology.nbr, self.topology.diag, cfg)
+        return TV.declare(self, V, tables, state.buf, passes=True)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         """Random playouts from the empty board (the bench policy); returns the moves."""

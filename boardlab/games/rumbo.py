@@ -140,7 +140,8 @@ class Rumbo(TerritoryGame):
             return None
         state = self.new_initial_state()
         cfg = TV.config(self, len(state.buf))
-        return TV.declare(self, V, (self.topology.nbr, self.topology.degree, cfg), state.buf, 5)
+        tables = (self.topology.nbr, self.topology.degree, cfg)
+        return TV.declare(self, V, tables, state.buf, passes=False)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         state = self.new_initial_state()

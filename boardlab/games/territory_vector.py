@@ -30,15 +30,16 @@ C_N, C_KOMI, C_BASE = 0, 1, 2
 
 
 def declare(game: Any, functions: Any, tables: tuple, buffer: np.ndarray,
-            scalars: int) -> VectorKernel:
+            passes: bool) -> VectorKernel:
     """The vector kernel of a territory game in play (a fixed komi): the row starts as
-    ``buffer`` (a new state's, set-ups included), no moves made."""
+    ``buffer`` (a new state's, set-ups included), no moves made; ``passes``: the view
+    counts the passes in a row (Carteso's)."""
     initial = np.concatenate((buffer, np.array([0, -1], dtype=np.int32)))
     order = game.draw_order                               # description index -> kernel cell
     cells = np.empty(game.points, dtype=np.int64)
     cells[list(order)] = np.arange(game.points)
     return VectorKernel(functions, tables, initial, PLANES, tuple(cells.tolist()),
-                        SCALARS[:scalars], ZEROS)
+                        SCALARS if passes else SCALARS[:-1], ZEROS)
 
 
 def config(game: Any, base: int) -> np.ndarray:

@@ -4,7 +4,7 @@
 >>> env = boardlab.vector.make("carteso(size=5)", n=4, seed=1)
 >>> first = env.reset()
 >>> first.obs.shape, first.mask.shape, first.rewards.shape
-((4, 122), (4, 155), (4, 2))
+((4, 142), (4, 155), (4, 2))
 >>> after = env.step(env.sample())
 >>> after.seat.tolist()
 [1, 1, 1, 1]
