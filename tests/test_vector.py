@@ -178,3 +178,15 @@ def test_the_gymnasium_vector_env_steps_and_rewards_the_mover():
             ended += 1
         assert not rewards[~terminated].any() and not truncated.any()
     assert ended
+
+
+def test_the_vector_benchmark_measures_each_game_with_a_vector_kernel(capsys):
+    from boardlab.bench import bench_vector, vector_specs
+    from boardlab.cli import main
+
+    assert sorted(vector_specs()) == ["carteso(size=9)", "ctor(size=8)", "rumbo(size=9)"]
+    result = bench_vector("carteso(size=4)", n=8, seconds=0.02, runs=1)
+    assert result["steps_per_s"] > 0 and result["n"] == 8
+    assert main(["bench", "--vector", "8", "--runs", "1", "--seconds", "0.02",
+                 "rumbo(size=4)"]) == 0
+    assert "rumbo(size=4)" in capsys.readouterr().out
