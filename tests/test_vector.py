@@ -146,6 +146,8 @@ def test_a_finished_game_is_reset_at_the_next_step_whatever_its_action():
 
 
 def test_bad_calls_are_refused():
+    with pytest.raises(BoardlabError, match="over before it starts"):
+        bv.make("rumbo(size=2,position=BW/WB,claims=Va2+Hb2+Hb1+Va1)", 2)
     with pytest.raises(BoardlabError, match="n >= 1"):
         bv.make("carteso(size=4)", 0)
     env = bv.make("carteso(size=4)", 2)

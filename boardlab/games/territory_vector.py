@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..core.game import VectorKernel
+from .kernels import find_at
 
 #: the planes in kernel order: a stone's colour value - 1, then ``last``, then
 #: ``owner:`` + the side's name by side number
@@ -67,10 +68,7 @@ def observe(row, n, ob, opar, oown, base, obs, planes_at, cells_at):
         at = cells_at[x]
         if planes_at[c - 1] >= 0:
             obs[planes_at[c - 1] + at] = 1.0
-        root = x
-        while row[opar + root] != root:
-            root = row[opar + root]
-        owner = row[oown + root]
+        owner = row[oown + find_at(row, opar, x)]   # (path halving, as the kernel's finds)
         if owner >= 0 and planes_at[3 + owner] >= 0:
             obs[planes_at[3 + owner] + at] = 1.0
     last = row[base + X_LAST]

@@ -55,6 +55,9 @@ class VectorEnv:
             raise BoardlabError(f"{game.spec} has no vector kernel: only configurations in "
                                 f"which the seat to act sees all it needs, and plays alone, "
                                 f"are offered (see docs/interop.md)")
+        if game.new_initial_state(seed=0).is_terminal():
+            raise BoardlabError(f"{game.spec}: the game is over before it starts (a set-up "
+                                f"with no move left), so there is nothing to step")
         self.game, self.n, self.kernel = game, n, kernel
         self.encoder = ViewEncoder(game)
         self.layout = layout(game.spec, self.encoder, kernel)
