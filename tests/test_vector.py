@@ -192,3 +192,16 @@ def test_the_vector_benchmark_measures_each_game_with_a_vector_kernel(capsys):
     assert main(["bench", "--vector", "8", "--runs", "1", "--seconds", "0.02",
                  "rumbo(size=4)"]) == 0
     assert "rumbo(size=4)" in capsys.readouterr().out
+
+
+def test_a_kernel_that_does_not_cover_the_encoding_is_refused():
+    from boardlab.vector.layout import layout
+
+    game = boardlab.make("carteso(size=4)")
+    encoder, kernel = ViewEncoder(game), game.vector_kernel()
+    layout(game.spec, encoder, kernel)
+    with pytest.raises(BoardlabError, match="planes"):
+        layout(game.spec, encoder, kernel._replace(planes=kernel.planes[:-1]))
+    with pytest.raises(BoardlabError, match="writes no number at 'moves'"):
+        layout(game.spec, encoder, kernel._replace(
+            scalars=tuple(p for p in kernel.scalars if p != ("moves",))))

@@ -97,8 +97,9 @@ class VectorKernel(NamedTuple):
     - ``vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at)``: the
       game's part of the observation of ``seat`` (only what ``seat``'s view shows), into
       the zeroed float32 vector ``obs``: a 1 at ``planes_at[k] + cells_at[cell]`` for a
-      cell in plane ``k`` (skipped where ``planes_at[k]`` < 0), the value of scalar ``k``
-      at ``scalars_at[k]`` (skipped where < 0).
+      cell in plane ``k`` (the encoding has every plane the kernel names, and no other),
+      the value of scalar ``k`` at ``scalars_at[k]`` (skipped where < 0: a number the
+      encoding does not have in this configuration).
 
     ``planes`` names the planes in the kernel's order (piece codes and marks of the
     board block, as :class:`~boardlab.nn.encoding.ViewEncoder` names them), ``cells``

@@ -76,22 +76,21 @@ def vec_returns(row, tables, out):
 def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg, nbr, diag, consts = tables
     P = cfg[K.C_N] * cfg[K.C_N]
-    for x in range(P):
+    for x in range(P):                   # an empty square: a 0 where there is one (no branch)
         c = row[K.META + x]
-        if c != 0 and planes_at[c - 1] >= 0:
-            obs[planes_at[c - 1] + cells_at[x]] = 1.0
+        obs[planes_at[max(c - 1, 0)] + cells_at[x]] = 1.0 if c != 0 else 0.0
     if cfg[K.C_SECRETS] > 0:
         team = 0 if seat < consts[D_FIRST] else 1
         for t in range(2):
             at = K.META + (K.A_SECRET + t) * P
             for x in range(P):
                 mark = row[at + x]
-                if mark == 2 and planes_at[3] >= 0:
+                if mark == 2:
                     obs[planes_at[3] + cells_at[x]] = 1.0
-                elif mark == 1 and t == team and planes_at[4] >= 0:
+                elif mark == 1 and t == team:
                     obs[planes_at[4] + cells_at[x]] = 1.0
     last = row[consts[D_BASE] + X_LAST]
-    if last >= 0 and planes_at[2] >= 0:
+    if last >= 0:
         kind, cell, target = K.decode(last, P, nbr)
         obs[planes_at[2] + cells_at[cell]] = 1.0
         if kind == K.KIND_MOVE:

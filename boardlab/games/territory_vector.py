@@ -59,20 +59,20 @@ def returns(lead, komi_half, out):
 
 @njit(cache=True)
 def observe(row, n, ob, opar, oown, base, obs, planes_at, cells_at):
-    """The board planes: stones by colour, owners of claimed stones, the last placement."""
+    """The board planes: stones by colour, owners of claimed stones, the last placement
+    (every plane is in the encoding: the layout checks)."""
     P = n * n
     for x in range(P):
         c = row[ob + x]
         if c == 0:
             continue
         at = cells_at[x]
-        if planes_at[c - 1] >= 0:
-            obs[planes_at[c - 1] + at] = 1.0
-        owner = row[oown + find_at(row, opar, x)]   # (path halving, as the kernel's finds)
-        if owner >= 0 and planes_at[3 + owner] >= 0:
+        obs[planes_at[c - 1] + at] = 1.0
+        owner = row[oown + find_at(row, opar, x)]     # (path halving, as the kernel's finds)
+        if owner >= 0:
             obs[planes_at[3 + owner] + at] = 1.0
     last = row[base + X_LAST]
-    if 0 <= last < 2 * P and planes_at[2] >= 0:
+    if 0 <= last < 2 * P:
         obs[planes_at[2] + cells_at[last % P]] = 1.0
 
 

@@ -23,7 +23,7 @@ from ..nn.encoding import ViewEncoder
 class Layout(NamedTuple):
     """Offsets into an observation (int64 arrays, -1 where the encoding has no entry)."""
 
-    planes_at: np.ndarray     # per kernel plane: where its first cell goes
+    planes_at: np.ndarray     # per kernel plane: where its first cell goes (every one has)
     cells_at: np.ndarray      # per kernel cell: its index within a plane
     scalars_at: np.ndarray    # per kernel scalar: its index
 
@@ -42,12 +42,12 @@ def layout(game_spec: str, encoder: ViewEncoder, kernel: VectorKernel) -> Layout
     seats = len(encoder.seats)
     board_at = 3 * seats + 1
     names = plane_names(encoder)
-    missing = [name for name in names if name not in kernel.planes]
-    if missing:
-        raise BoardlabError(f"{game_spec}: the vector kernel writes no plane {missing[0]!r} "
-                            f"of the encoding")
-    planes_at = np.array([board_at + names.index(p) * encoder.cells if p in names else -1
-                          for p in kernel.planes], dtype=np.int64)
+    if sorted(names) != sorted(kernel.planes):
+        raise BoardlabError(f"{game_spec}: the vector kernel's planes "
+                            f"{', '.join(kernel.planes)} are not the encoding's "
+                            f"{', '.join(names)}")
+    planes_at = np.array([board_at + names.index(p) * encoder.cells for p in kernel.planes],
+                         dtype=np.int64)
     if len(kernel.cells) != encoder.cells or sorted(kernel.cells) != list(range(encoder.cells)):
         raise BoardlabError(f"{game_spec}: the vector kernel's cells are not the board's "
                             f"{encoder.cells}")
