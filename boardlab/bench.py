@@ -134,9 +134,55 @@ def bench_search(spec: str, agent: str = "mcts", seconds: float = 1.0, runs: int
             "cpu_sims_per_s": statistics.median(cpu_rates), "runs": runs}
 
 
+def vector_specs() -> list[str]:
+    """The configurations ``--vector`` measures by default: each game's first
+    ``bench_specs`` entry that has a vector kernel."""
+    found = []
+    for cls in games():
+        for spec in cls.bench_specs:
+            if make(spec).vector_kernel() is not None:
+                found.append(spec)
+                break
+    return found
+
+
+def _vector_steps(env, batches: int) -> tuple[float, float]:
+    """(elapsed, CPU seconds) of ``batches`` steps of every game with random legal actions."""
+    start, cpu = time.perf_counter(), time.process_time()
+    for _ in range(batches):
+        env.step(env.sample())
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def bench_vector(spec: str, n: int = 1024, seconds: float = 1.0, runs: int = 5,
+                 seed: int = 1) -> dict:
+    """Median steps/s of ``n`` games in a vector environment (``boardlab.vector``), random
+    legal actions, observations and masks written at every step, ended games reset;
+    per wall-clock and per CPU second of this process."""
+    from .vector import make as make_vector
+
+    env = make_vector(spec, n, seed=seed)
+    env.reset()
+    batches = 4
+    while True:                                   # compile, warm up, calibrate
+        elapsed, _ = _vector_steps(env, batches)
+        if elapsed >= seconds / 4 or batches > 10**6:
+            break
+        batches *= 4
+    batches = max(1, int(batches * seconds / max(elapsed, 1e-9)))
+    rates, cpu_rates = [], []
+    for _ in range(runs):
+        elapsed, cpu = _vector_steps(env, batches)
+        rates.append(batches * n / elapsed)
+        cpu_rates.append(batches * n / max(cpu, 1e-9))
+    return {"spec": env.game.spec, "n": n, "steps_per_s": statistics.median(rates),
+            "cpu_steps_per_s": statistics.median(cpu_rates), "runs": runs,
+            "batches_per_run": batches}
+
+
 # What each mode measures: the result's key of its headline rate, and the rate's unit.
 RATES = {"kernel": ("playouts_per_s", "playouts/s"), "api": ("api_moves_per_s", "moves/s"),
-         "search": ("sims_per_s", "simulations/s")}
+         "search": ("sims_per_s", "simulations/s"), "vector": ("steps_per_s", "steps/s")}
 
 
 def git_commit() -> str | None:

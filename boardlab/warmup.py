@@ -67,6 +67,11 @@ def warm_game(spec: str, seed: int = 1) -> int:
         moves += 1
     game.new_initial_state(seed=seed).rollout(seed)
     game.bench_playouts(2, seed)
+    if game.vector_kernel() is not None:          # the vector environment's loop
+        from .vector import make as make_vector
+        env = make_vector(game, 2, seed=seed)
+        env.reset()
+        env.step(env.sample())
     return moves
 
 

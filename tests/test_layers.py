@@ -25,6 +25,7 @@ FLOORS = (
     ("boardlab",),
     ("nn",),           # features, the view encoding, network inference (numpy only)
     ("agents",),
+    ("vector",),       # many games stepped in one compiled call (the compiled loop of agents)
     ("arena", "interop", "warmup"),
     ("learn",),        # training: self-play through agents, gating duels through arena
     ("server",),

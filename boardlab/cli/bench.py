@@ -9,19 +9,31 @@ from ..core.errors import BoardlabError
 def cmd_bench(args) -> int:
     """Print (and with --json-out keep) the speed figures of each spec."""
     from ..bench import (append_json_line, bench_api, bench_kernel, bench_search,
-                         default_specs, git_commit, measurement)
+                         bench_vector, default_specs, git_commit, measurement, vector_specs)
 
     if args.runs < 1:
         raise BoardlabError(f"--runs must be at least 1, not {args.runs}")
     if not 0 < args.seconds < math.inf:
         raise BoardlabError(f"--seconds must be a positive number, not {args.seconds:g}")
-    specs = args.specs or default_specs()
+    if args.vector is not None and args.vector < 1:
+        raise BoardlabError(f"--vector takes the number of games, at least 1, not {args.vector}")
+    specs = args.specs or (vector_specs() if args.vector else default_specs())
     commit = git_commit() if args.json_out else None
 
     def keep(mode: str, result: dict) -> None:
         """Append one figure to --json-out as soon as it is measured."""
         if args.json_out:
             append_json_line(args.json_out, measurement(mode, result, args.seconds, commit))
+    if args.vector:
+        print(f"vector environment steps per second (wall, CPU) of {args.vector} games, "
+              f"random legal actions, observations and masks, one thread, median of "
+              f"{args.runs} runs of ~{args.seconds:g} s")
+        for spec in specs:
+            result = bench_vector(spec, args.vector, seconds=args.seconds, runs=args.runs)
+            keep("vector", result)
+            print(f"{spec:<40} {result['steps_per_s']:>12,.0f} "
+                  f"{result['cpu_steps_per_s']:>12,.0f}", flush=True)
+        return 0
     if args.search:
         print(f"{args.search} simulations per second (wall, CPU) from the initial position, "
               f"one thread, median of {args.runs} runs of {args.seconds:g} s")
@@ -61,5 +73,9 @@ def add_parsers(sub) -> None:
                        "(legal_actions then apply): moves/s and microseconds a move")
     bench.add_argument("--search", metavar="AGENT", help="measure a search agent's "
                        "simulations/s instead, e.g. --search mcts")
+    bench.add_argument("--vector", metavar="N", type=int, nargs="?", const=1024,
+                       help="measure vector environments of N games (default 1024) instead: "
+                       "steps/s with observations and masks (default specs: each game's "
+                       "first benchmark configuration that has one)")
     bench.add_argument("--json-out", metavar="FILE", help="also append each figure to FILE "
                        "as a JSON line (spec, mode, rate, runs, date, commit, load)")

@@ -79,6 +79,45 @@ class Symmetry(NamedTuple):
     actions: tuple[int, ...]
 
 
+class VectorKernel(NamedTuple):
+    """How a game steps many copies of itself in one compiled call (``boardlab.vector``).
+
+    Each copy is one int32 row (``initial``'s length: the kernel's buffer and whatever the
+    game keeps beside it, a move count or the last move, for its observations).
+    ``functions`` is a module of six compiled functions, each taking the row and
+    ``tables`` (the game's own tuple of arrays) first:
+
+    - ``vec_reset(row, tables, initial, seed)``: a new game (``seed``: its chance, as
+      ``new_initial_state(seed)`` takes it) written into ``row``;
+    - ``vec_legal(row, tables, out)``: the legal actions of the seat to act written to
+      ``out`` (as many entries as the game has actions), returning how many;
+    - ``vec_play(row, tables, action)``: a legal action of the seat to act;
+    - ``vec_player(row, tables)``: the seat to act, or -1 when the game is over;
+    - ``vec_returns(row, tables, out)``: the returns per seat (float) at the end;
+    - ``vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at)``: the
+      game's part of the observation of ``seat`` (only what ``seat``'s view shows), into
+      the zeroed float32 vector ``obs``: a 1 at ``planes_at[k] + cells_at[cell]`` for a
+      cell in plane ``k`` (the encoding has every plane the kernel names, and no other),
+      the value of scalar ``k`` at ``scalars_at[k]`` (skipped where < 0: a number the
+      encoding does not have in this configuration).
+
+    ``planes`` names the planes in the kernel's order (piece codes and marks of the
+    board block, as :class:`~boardlab.nn.encoding.ViewEncoder` names them), ``cells``
+    gives the board description's index of each kernel cell, ``scalars`` the view paths
+    of the scalars in the kernel's order and ``zeros`` the view paths that the encoding
+    reads as 0 in every position (text, lists, or None). The vector environment checks
+    that these cover the encoding and the tests that it agrees with ``view()``.
+    """
+
+    functions: Any
+    tables: tuple[Any, ...]
+    initial: Any
+    planes: tuple[str, ...]
+    cells: tuple[int, ...]
+    scalars: tuple[tuple[str, ...], ...]
+    zeros: tuple[tuple[str, ...], ...] = ()
+
+
 class Game:
     """Immutable facts about one configured game (options resolved)."""
 
@@ -270,6 +309,13 @@ class Game:
         for text in view["history"]:
             state.play(text)
         return state
+
+    def vector_kernel(self) -> VectorKernel | None:
+        """The compiled steps of many copies of this configuration at once
+        (:class:`VectorKernel`, for ``boardlab.vector``), or None where the game offers
+        none: only configurations in which the seat to act sees everything it needs
+        (nothing simultaneous, no pre-game phase played in Python)."""
+        return None
 
     # Benchmarks -------------------------------------------------------------------
     def bench_playouts(self, count: int, seed: int) -> int:

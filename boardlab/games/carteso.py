@@ -14,6 +14,8 @@ from ..core.errors import OptionError
 from ..core.registry import register
 from ..core.options import Option
 from . import carteso_kernel as K
+from . import carteso_vector as V
+from . import territory_vector as TV
 from .grid_notation import point_name
 from .territory import SIDES, TerritoryGame, TerritoryState, territory_options
 
@@ -150,6 +152,16 @@ class Carteso(TerritoryGame):
 
     def new_initial_state(self, seed=None) -> CartesoState:
         return CartesoState(self, seed)
+
+    def vector_kernel(self):
+        """Play with a fixed komi (a bid is a pre-game phase played in Python): the
+        rows start as a new state's buffer, set-ups included (``territory_vector``)."""
+        if self.bidding:
+            return None
+        state = self.new_initial_state()
+        cfg = TV.config(self, len(state.buf))
+        tables = (state.scratch, self.topology.nbr, self.topology.diag, cfg)
+        return TV.declare(self, V, tables, state.buf, passes=True)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         """Random playouts from the empty board (the bench policy); returns the moves."""

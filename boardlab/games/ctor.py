@@ -42,6 +42,7 @@ from .kernel_state import KernelState
 from . import ctor_kernel as K
 from . import ctor_sample as sample
 from . import ctor_text as text
+from . import ctor_vector
 from .topology import square_turns, torus
 
 QUOTAS = "2,2,1/2,2,0/3,3,0"
@@ -351,6 +352,13 @@ class Ctor(Game):
         still hold; the commits hidden from the viewer in the open sub-round drawn
         among those seats' legal ones."""
         return sample.determinize(self, cast(dict, view), seed)
+
+    def vector_kernel(self):
+        """One agent per team and no secret squares: nothing is hidden from the seat to
+        act (``ctor_vector``); the rows start as a new state's buffer, set-ups included."""
+        if not self.perfect_information:
+            return None
+        return ctor_vector.declare(self, self.new_initial_state().buf)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         state = self.new_initial_state()

@@ -13,6 +13,8 @@ import numpy as np
 from ..core.errors import OptionError
 from ..core.registry import register
 from . import rumbo_kernel as K
+from . import rumbo_vector as V
+from . import territory_vector as TV
 from .grid_notation import point_name
 from .territory import TerritoryGame, TerritoryState, territory_options
 
@@ -130,6 +132,16 @@ class Rumbo(TerritoryGame):
 
     def new_initial_state(self, seed=None) -> RumboState:
         return RumboState(self, seed)
+
+    def vector_kernel(self):
+        """Play with a fixed komi (a bid is a pre-game phase played in Python): the
+        rows start as a new state's buffer, set-ups included (``territory_vector``)."""
+        if self.bidding:
+            return None
+        state = self.new_initial_state()
+        cfg = TV.config(self, len(state.buf))
+        tables = (self.topology.nbr, self.topology.degree, cfg)
+        return TV.declare(self, V, tables, state.buf, passes=False)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         state = self.new_initial_state()

@@ -1,0 +1,51 @@
+"""Carteso's vector kernel (``Game.vector_kernel``): the rules are ``carteso_kernel``'s;
+here only the row's own entries and the observation (see ``territory_vector``)."""
+from __future__ import annotations
+
+from numba import njit
+
+from . import carteso_kernel as K
+from .territory_vector import C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, returns, scalars
+
+
+@njit(cache=True)
+def vec_reset(row, tables, initial, seed):
+    row[:] = initial
+
+
+@njit(cache=True)
+def vec_legal(row, tables, out):
+    return K.legal(row, tables[3][C_N], out)
+
+
+@njit(cache=True)
+def vec_play(row, tables, action):
+    scratch, nbr, diag, cfg = tables
+    K.play(row, scratch, cfg[C_N], nbr, diag, action)
+    base = cfg[C_BASE]
+    row[base + X_MOVES] += 1
+    row[base + X_LAST] = action
+
+
+@njit(cache=True)
+def vec_player(row, tables):
+    return -1 if row[K.M_OVER] != 0 else row[K.M_TURN]
+
+
+@njit(cache=True)
+def vec_returns(row, tables, out):
+    returns(K.search_lead(row), tables[3][C_KOMI], out)
+
+
+@njit(cache=True)
+def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
+    cfg = tables[3]
+    n = cfg[C_N]
+    P = n * n
+    observe(row, n, K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
+            K.META + K.A_OWNER * P, cfg[C_BASE], obs, planes_at, cells_at)
+    holder = row[K.M_BUTTON]
+    scalars(row, cfg, 2 * row[K.M_SCORE_V] + (holder == 0),
+            2 * row[K.M_SCORE_H] + cfg[C_KOMI] + (holder == 1), obs, scalars_at)
+    if scalars_at[5] >= 0:
+        obs[scalars_at[5]] = row[K.M_PASSES]

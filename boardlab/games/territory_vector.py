@@ -1,0 +1,86 @@
+"""What Carteso's and Rumbo's vector kernels share (``Game.vector_kernel``).
+
+A row is the kernel's buffer, then two entries of the game's own: the moves made
+(the view's ``moves``) and the last action (-1 before any: the ``last`` mark). The
+observation is that of :class:`~boardlab.nn.encoding.ViewEncoder` from the view:
+the stones (planes ``B`` and ``W``), the last placement, each claimed stone's owner,
+and the scalars :data:`SCALARS` (both games' views are the same for every seat).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..core.game import VectorKernel
+from .kernels import find_at
+
+#: the planes in kernel order: a stone's colour value - 1, then ``last``, then
+#: ``owner:`` + the side's name by side number
+PLANES = ("B", "W", "last", "owner:vertical", "owner:horizontal")
+#: the view's numbers in kernel order (Rumbo has no ``passes``)
+SCALARS = (("komi",), ("moves",), ("scores", "vertical"), ("scores", "horizontal"),
+           ("size",), ("passes",))
+#: the view's keys that the encoding reads as 0 in every position (text or None)
+ZEROS = (("last_move",), ("resigned",), ("returns",), ("winner",), ("button",))
+#: the row's own entries after the kernel's buffer
+X_MOVES, X_LAST = 0, 1
+#: the game's constants (``cfg``, int64): board size, komi in half points, the buffer size
+C_N, C_KOMI, C_BASE = 0, 1, 2
+
+
+def declare(game: Any, functions: Any, tables: tuple, buffer: np.ndarray,
+            passes: bool) -> VectorKernel:
+    """The vector kernel of a territory game in play (a fixed komi): the row starts as
+    ``buffer`` (a new state's, set-ups included), no moves made; ``passes``: the view
+    counts the passes in a row (Carteso's)."""
+    initial = np.concatenate((buffer, np.array([0, -1], dtype=np.int32)))
+    order = game.draw_order                               # description index -> kernel cell
+    cells = np.empty(game.points, dtype=np.int64)
+    cells[list(order)] = np.arange(game.points)
+    return VectorKernel(functions, tables, initial, PLANES, tuple(cells.tolist()),
+                        SCALARS if passes else SCALARS[:-1], ZEROS)
+
+
+def config(game: Any, base: int) -> np.ndarray:
+    """The ``cfg`` table of a territory game (see ``C_*``)."""
+    return np.array([game.n, game.komi_half, base], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def returns(lead, komi_half, out):
+    """Returns of a finished game from Vertical's lead in half points, komi aside."""
+    lead -= komi_half
+    value = 1.0 if lead > 0 else -1.0 if lead < 0 else 0.0
+    out[0] = value
+    out[1] = -value
+
+
+@njit(cache=True)
+def observe(row, n, ob, opar, oown, base, obs, planes_at, cells_at):
+    """The board planes: stones by colour, owners of claimed stones, the last placement
+    (every plane is in the encoding: the layout checks)."""
+    P = n * n
+    for x in range(P):
+        c = row[ob + x]
+        if c == 0:
+            continue
+        at = cells_at[x]
+        obs[planes_at[c - 1] + at] = 1.0
+        owner = row[oown + find_at(row, opar, x)]     # (path halving, as the kernel's finds)
+        if owner >= 0:
+            obs[planes_at[3 + owner] + at] = 1.0
+    last = row[base + X_LAST]
+    if 0 <= last < 2 * P:
+        obs[planes_at[2] + cells_at[last % P]] = 1.0
+
+
+@njit(cache=True, inline="always")
+def scalars(row, cfg, score_v, score_h, obs, scalars_at):
+    """The numbers every territory view has (scores in half points, bonus included)."""
+    values = (cfg[C_KOMI] / 2.0, float(row[cfg[C_BASE] + X_MOVES]), score_v / 2.0,
+              score_h / 2.0, float(cfg[C_N]))
+    for k in range(5):
+        if scalars_at[k] >= 0:
+            obs[scalars_at[k]] = values[k]

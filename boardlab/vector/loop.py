@@ -1,0 +1,149 @@
+"""The compiled loops over all the games of a vector environment.
+
+:func:`stepper` compiles :func:`_run` once per game kernel module (its ``vec_*``
+functions become the loop's globals, as ``agents.kernel_tree`` does for the compiled
+search), so that one call steps or resets every game, writing the legal actions,
+the masks, the rewards and the observations into the environment's arrays.
+:func:`first_illegal` and :func:`sample` are the same for every game.
+"""
+from __future__ import annotations
+
+import hashlib
+import types
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..agents.kernel_tree import source_closure
+from ..games.kernels import rng_below, rng_next, rng_seed
+
+# The game's six functions (placeholders here: each compiled copy of the loop gets a
+# kernel module's own; see ``stepper`` and ``core.game.VectorKernel``).
+vec_reset: Any = None
+vec_legal: Any = None
+vec_play: Any = None
+vec_player: Any = None
+vec_returns: Any = None
+vec_observe: Any = None
+
+NAMES = ("vec_reset", "vec_legal", "vec_play", "vec_player", "vec_returns", "vec_observe")
+
+
+def _run(rows, tables, initial, rng, episode, actions, every, done, legal, counts, masks,
+         obs, rewards, terminated, seats, planes_at, cells_at, scalars_at):
+    """Step every game (``every`` false) or reset every game (``every`` true).
+
+    A game that ended at the previous call (``done``) is reset and its action ignored
+    (as EnvPool does); any other plays ``actions[i]``. Then each game's acting seat,
+    or at the end the seat that moved last (``seats``), its rewards (the returns at
+    the end, else 0), ``terminated``, its legal actions (``legal[i, :counts[i]]`` and
+    ``masks``) and the observation of the seat in ``seats``."""
+    nseats = rewards.shape[1]
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        over = False
+        if every or done[i]:
+            s = rng_next(rng[i])
+            rng[i] = s
+            episode[i] = np.int64(s >> np.uint64(33))
+            vec_reset(row, tables, initial, episode[i])
+            rewards[i, :] = 0.0
+            seat = vec_player(row, tables)
+        else:
+            mover = seats[i]
+            vec_play(row, tables, actions[i])
+            seat = vec_player(row, tables)
+            if seat < 0:
+                over = True
+                vec_returns(row, tables, rewards[i])
+                seat = mover
+            else:
+                rewards[i, :] = 0.0
+        done[i] = over
+        terminated[i] = over
+        seats[i] = seat
+        mask = masks[i]
+        mask[:] = False
+        count = 0
+        if not over:
+            out = legal[i]
+            count = vec_legal(row, tables, out)
+            for k in range(count):
+                mask[out[k]] = True
+        counts[i] = count
+        o = obs[i]
+        o[:] = 0.0
+        o[seat] = 1.0
+        if over:
+            best, worst = rewards[i, 0], rewards[i, 0]
+            for s in range(1, nseats):
+                best = max(best, rewards[i, s])
+                worst = min(worst, rewards[i, s])
+            if best > worst:
+                for s in range(nseats):
+                    if rewards[i, s] == best:
+                        o[2 * nseats + s] = 1.0
+            o[3 * nseats] = 1.0
+        else:
+            o[nseats + seat] = 1.0
+        vec_observe(row, tables, seat, o, planes_at, cells_at, scalars_at)
+
+
+@njit(cache=True)
+def first_illegal(actions, done, masks):
+    """The index of the first game whose action is not legal (games that ended at the
+    previous call are not asked), or -1."""
+    size = masks.shape[1]
+    for i in range(actions.shape[0]):
+        if done[i]:
+            continue
+        a = actions[i]
+        if a < 0 or a >= size or not masks[i, a]:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def seed_all(seed, rng):
+    """One generator state per game from ``seed``."""
+    s = rng_seed(seed)
+    for i in range(rng.shape[0]):
+        s = rng_next(s)
+        rng[i] = rng_seed(s ^ np.uint64(i))
+
+
+@njit(cache=True)
+def sample(counts, legal, state, out):
+    """A uniformly random legal action per game (0 where none: a game that ended),
+    from the generator ``state[0]``."""
+    s = state[0]
+    for i in range(counts.shape[0]):
+        if counts[i] == 0:
+            out[i] = 0
+            continue
+        s = rng_next(s)
+        out[i] = legal[i, rng_below(s, counts[i])]
+    state[0] = s
+
+
+_COMPILED: dict = {}
+
+
+def stepper(functions) -> Any:
+    """:func:`_run` compiled with the six functions of the module ``functions``
+    (cached on disk under a name that changes with the source of every module the
+    compiled code reaches, as ``agents.kernel_tree.simulator`` does)."""
+    digest = hashlib.sha1()
+    for name, path in sorted(source_closure([functions.__name__, __name__]).items()):
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    key = f"{functions.__name__.rsplit('.', 1)[-1]}_{digest.hexdigest()[:10]}"
+    if key not in _COMPILED:
+        glob = dict(_run.__globals__)
+        glob.update({name: getattr(functions, name) for name in NAMES})
+        fn = types.FunctionType(_run.__code__, glob, f"_run__{key}")
+        fn.__qualname__ = f"_run__{key}"
+        fn.__module__ = __name__
+        fn.__doc__ = _run.__doc__
+        _COMPILED[key] = njit(cache=True)(fn)
+    return _COMPILED[key]
