@@ -99,7 +99,8 @@ export function renderReview(model, actions) {
   $("review-status").textContent = shownWords(review, shownAt(model));
   if (drawn !== review) {
     drawn = review;
-    $("review-chart-box").replaceChildren(chartOf(review, () => shownAt(model), actions));
+    $("review-chart-box").replaceChildren(chartOf(review, () => shownAt(model), actions),
+      ...(review.sides.length === 2 ? [] : [legendOf(review)]));
     $("review-marks").replaceChildren(...review.marked.map((at) =>
       markItem(review, at, actions)));
   }
@@ -153,6 +154,14 @@ function svg(tag, attributes = {}, ...children) {
   return node;
 }
 
+/** The sides' lines named (more than two sides: a line each). */
+function legendOf(review) {
+  return el("ul", { class: "review-legend" }, ...review.sides.map((side, i) =>
+    el("li", {}, svg("svg", { viewBox: "0 0 24 8", width: 24, height: 8, "aria-hidden": "true" },
+      svg("line", { class: `review-line side-${i}`, x1: 0, x2: 24, y1: 4, y2: 4,
+        "stroke-dasharray": DASHES[i % DASHES.length] })), ` ${side}`)));
+}
+
 const xOf = (review) => (at) =>
   LEFT + (review.positions.length > 1 ? at / (review.positions.length - 1) : 0) *
   (W - LEFT - RIGHT);
@@ -186,9 +195,8 @@ function chartOf(review, shown, actions) {
   svg("title", { id: "review-chart-title" }, title),
   svg("desc", { id: "review-chart-desc" }, "Click a point of the chart, or use the arrow " +
       "keys, to show that position; the marks are the moves that cost their mover most."));
-  const back = svg("rect", { class: "review-plot", x: LEFT, y: TOP, width: W - LEFT - RIGHT,
-    height: H - TOP - BOTTOM });
-  chart.append(back);
+  chart.append(svg("rect", { class: "review-plot", x: LEFT, y: TOP, width: W - LEFT - RIGHT,
+    height: H - TOP - BOTTOM }));
   for (const chance of [0, 0.5, 1]) {
     chart.append(svg("line", { class: "review-grid", x1: LEFT, x2: W - RIGHT, y1: y(chance),
       y2: y(chance) }), svg("text", { class: "review-label", x: LEFT - 4, y: y(chance) + 4,
