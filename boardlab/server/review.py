@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import cast
 
 from ..agents.mcts import ISMCTS, MCTS
 from ..core.game import Game
 from ..core.record import replay_moves
 from ..core.registry import make
+from ..core.view import View
 
 DEFAULT_LEVEL = 3          # the review searches each position as mcts(level=3) would
 DEFAULT_SECONDS = 0.25     # and never longer than this, per position
@@ -64,7 +66,7 @@ def evaluate(task: dict) -> dict:
         return {"seat": None, "estimate": _returns(game, state) if state.is_terminal()
                 else None, "best": None}
     seat = task["seat"] if task["seat"] in acting else acting[0]
-    view = state.view(seat)
+    view = cast(View, state.view(seat))
     searcher = MCTS if game.perfect_information else ISMCTS
     agent = searcher(game, seat, seed=task["search_seed"])
     try:
