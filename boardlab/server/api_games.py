@@ -160,6 +160,9 @@ async def request_review(request: Request) -> JSONResponse:
     """POST /api/games/{id}/review: start the review of a finished game (409 not_over
     before the end, 429 busy when as many as allowed run and wait); where it stands (202
     while it runs, 200 once done)."""
+    known = hub_of(request).reviews.known(request.path_params["game_id"])
+    if known is not None:
+        return JSONResponse(known, status_code=200 if known["status"] == "done" else 202)
     hub, room = await room_of(request)
     try:
         answer = await hub.reviews.request(room)
@@ -173,6 +176,9 @@ async def request_review(request: Request) -> JSONResponse:
 async def show_review(request: Request) -> JSONResponse:
     """GET /api/games/{id}/review: where the review of a finished game stands (its
     progress, or the review once done; ``none`` if nobody asked for one)."""
+    known = hub_of(request).reviews.known(request.path_params["game_id"])
+    if known is not None:
+        return JSONResponse(known)
     hub, room = await room_of(request)
     try:
         return JSONResponse(await hub.reviews.status(room))

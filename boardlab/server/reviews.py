@@ -78,6 +78,14 @@ class Reviews:
         self.positions_at_once = max(1, getattr(hub.thinker, "processes", 1) // 2)
         reviews.create(hub.store.engine, checkfirst=True)
 
+    def known(self, game_id: str) -> dict | None:
+        """Where a review running, waiting or kept in memory stands (None: ask the room
+        and the database): a page polling its progress needs neither."""
+        job = self.jobs.get(game_id)
+        if job is not None and job.status != FAILED:
+            return job.answer()
+        return _done(self.finished[game_id]) if game_id in self.finished else None
+
     async def status(self, room: Room) -> dict:
         """Where the review of ``room``'s game stands (``none`` if never asked for)."""
         job = self.jobs.get(room.id)
@@ -92,24 +100,24 @@ class Reviews:
         """Start the review of ``room``'s finished game unless it runs or is done; where
         it stands. ProtocolError ``not_over`` for a running game, ``busy`` when as many
         reviews as allowed run and wait."""
-        job = self.jobs.get(room.id)
-        if job is not None and job.status != FAILED:
-            return job.answer()
-        await self._check_over(room)
+        known = self.known(room.id)
+        if known is not None:
+            return known
+        async with room.lock:
+            if not room.over:
+                raise ProtocolError("not_over", "a game is reviewed once it is over")
+            moves, movers = room.driver.state.history_text(), room.driver.movers()
+            returns = list(room.driver.state.returns())
         found = await self._stored(room.id)
-        job = self.jobs.get(room.id)                # asked for meanwhile
-        if job is not None and job.status != FAILED:
-            return job.answer()
-        if found:
+        known = self.known(room.id)                 # asked for meanwhile (no await below)
+        if known is not None:
+            return known
+        if found is not None:
             return _done(found)
         waiting = sum(job.status in (QUEUED, RUNNING) for job in self.jobs.values())
         if waiting >= self.hub.limits.reviews + self.hub.limits.reviews_waiting:
             raise ProtocolError("busy", f"{waiting} reviews are running or waiting: try "
                                 f"again in a moment")
-        async with room.lock:
-            history = room.driver.state
-            moves, movers = history.history_text(), room.driver.movers()
-            returns = list(history.returns())
         movers_of = [None if seat == CHANCE else seat for seat in movers]
         job = Job(room.id, room.spec, moves, movers_of, returns,
                   review.tasks(room.spec, room.seed, moves, movers_of, self.budget))
