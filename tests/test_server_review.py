@@ -230,3 +230,16 @@ def test_a_review_shows_nothing_the_record_does_not(db, spec):
         seat = game_facts.seat_names.index(position["seat"])
         assert position["best"] in state.view(seat)["legal"]
     assert review["positions"][-1]["best"] is None
+
+
+def test_the_review_budget_is_a_server_option(monkeypatch, tmp_path):
+    import boardlab.server
+    from boardlab.cli import main
+    given = {}
+    monkeypatch.setattr(boardlab.server, "serve",
+                        lambda host, port, db, **options: given.update(options) or 0)
+    assert main(["serve", "--db", str(tmp_path / "x.db"), "--review-level", "2",
+                 "--review-seconds", "0.5"]) == 0
+    assert given["review_budget"] == Budget(level=2, seconds=0.5)
+    assert main(["serve", "--db", str(tmp_path / "x.db")]) == 0
+    assert given["review_budget"] == Budget()
