@@ -243,3 +243,11 @@ def test_the_review_budget_is_a_server_option(monkeypatch, tmp_path):
     assert given["review_budget"] == Budget(level=2, seconds=0.5)
     assert main(["serve", "--db", str(tmp_path / "x.db")]) == 0
     assert given["review_budget"] == Budget()
+
+
+def test_no_reviews_at_all_when_the_limit_is_zero(db):
+    with app(db, limits=Limits(reviews=0)) as client:
+        game = finished_by_resignation(client)
+        refused = client.post(f"/api/games/{game['id']}/review")
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "busy"
+        assert client.app.state.hub.reviews.jobs == {}

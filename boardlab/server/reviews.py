@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from sqlalchemy import JSON, Column, DateTime, MetaData, String, Table, insert, select
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 
 from ..core.game import CHANCE
 from ..core.registry import make
@@ -115,7 +115,8 @@ class Reviews:
         if found is not None:
             return _done(found)
         waiting = sum(job.status in (QUEUED, RUNNING) for job in self.jobs.values())
-        if waiting >= self.hub.limits.reviews + self.hub.limits.reviews_waiting:
+        if self.hub.limits.reviews < 1 or \
+                waiting >= self.hub.limits.reviews + self.hub.limits.reviews_waiting:
             raise ProtocolError("busy", f"{waiting} reviews are running or waiting: try "
                                 f"again in a moment")
         movers_of = [None if seat == CHANCE else seat for seat in movers]
@@ -165,8 +166,9 @@ class Reviews:
             async with self.slots:
                 job.status = RUNNING
                 queue = iter(enumerate(job.tasks))
-                await asyncio.gather(*(self._work(job, queue)
-                                       for _ in range(self.positions_at_once)))
+                async with asyncio.TaskGroup() as group:    # one fails: the others stop
+                    for _ in range(self.positions_at_once):
+                        group.create_task(self._work(job, queue))
                 found = review.summarize(make(job.spec), job.moves, job.movers, job.returns,
                                          [r for r in job.results if r is not None],
                                          self.budget)
@@ -175,9 +177,10 @@ class Reviews:
             del self.jobs[job.game_id]
         except asyncio.CancelledError:
             raise
-        except (Exception, SQLAlchemyError) as error:   # a worker or the database failed
+        except Exception as error:              # a worker or the database failed
             log.error("game %s: the review failed: %s", job.game_id, error)
             job.status, job.message = FAILED, "the review failed: ask again"
+            job.tasks, job.results = [], []
         finally:
             job.finished.set()
 
