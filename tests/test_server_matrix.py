@@ -274,6 +274,10 @@ ROUTES = {
     ("POST", "/api/games/{game_id}/analysis"): (
         lambda t: ("POST", "/api/games/ID/analysis",
                    {"at": 1} if t is None else {"at": 1, "token": t}), 403, "forbidden"),
+    ("POST", "/api/games/{game_id}/review"): (lambda t: ("POST", "/api/games/ID/review", None),
+                                              409, "not_over"),
+    ("GET", "/api/games/{game_id}/review"): (lambda t: ("GET", "/api/games/ID/review", None),
+                                             409, "not_over"),
     ("POST", "/api/games/{game_id}/join"): (lambda t: ("POST", "/api/games/ID/join",
                                                        {"seat": 0}), 409, "not_open"),
 }

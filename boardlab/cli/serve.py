@@ -1,15 +1,30 @@
 """``boardlab serve`` (the game server) and ``connect`` (an engine plays a seat on one)."""
 from __future__ import annotations
 
+import argparse
+
 from .common import interrupt_on_termination
+
+
+def positive_seconds(text: str) -> float:
+    """A number of seconds above 0 and at most 10 (argparse's type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 10:
+        raise argparse.ArgumentTypeError("seconds above 0 and at most 10")
+    return value
 
 
 def cmd_serve(args) -> int:
     """Run the game server until it is stopped."""
     from ..arena.storage import database_url
     from ..server import serve
+    from ..server.review import Budget
     from ..server.store import DEFAULT_DB
-    return serve(args.host, args.port, database_url(args.db or DEFAULT_DB))
+    return serve(args.host, args.port, database_url(args.db or DEFAULT_DB),
+                 review_budget=Budget(args.review_level, args.review_seconds))
 
 
 def cmd_connect(args) -> int:
@@ -31,6 +46,11 @@ def add_parsers(sub) -> None:
                        "free port)")
     serve.add_argument("--db", help="database URL or SQLite file (default "
                        "boardlab-server.db in the current folder)")
+    serve.add_argument("--review-level", type=int, default=3, choices=range(1, 6),
+                       metavar="1..5", help="a game review searches each position as "
+                       "mcts(level=N) would (default 3)")
+    serve.add_argument("--review-seconds", type=positive_seconds, default=0.25,
+                       metavar="S", help="and at most S seconds a position (default 0.25)")
     connect = sub.add_parser("connect", help="play a seat of a server game with an engine "
                              "(docs/engine-protocol.md)",
                              epilog="Example: boardlab connect 'ws://127.0.0.1:8000/ws/GAME?"

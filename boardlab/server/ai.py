@@ -18,7 +18,9 @@ import os
 import secrets
 import signal
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from ..agents import make_agent
 from ..agents.base import load_agents_from, loaded_agent_sources
@@ -90,6 +92,7 @@ class Thinker:
 
     def __init__(self, processes: int = 1):
         self.pool = None
+        self.processes = processes          # the workers (0: threads)
         if processes > 0:
             context = multiprocessing.get_context("spawn")    # no fork of a threaded server
             self.pool = ProcessPoolExecutor(processes, mp_context=context,
@@ -106,9 +109,13 @@ class Thinker:
 
     async def analyse(self, task: dict) -> dict:
         """The answer to an analysis request."""
+        return await self.run(analyse, task)
+
+    async def run(self, function: Callable[[dict], Any], task: dict) -> Any:
+        """``function(task)`` in a worker (a module-level function of plain data)."""
         if self.pool is None:
-            return await asyncio.to_thread(analyse, task)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, analyse, task)
+            return await asyncio.to_thread(function, task)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, function, task)
 
     def close(self) -> None:
         if self.pool is not None:

@@ -1,4 +1,5 @@
-"""The REST lobby's games: create, list, show, the record (JSON and SGF), analysis, join.
+"""The REST lobby's games: create, list, show, the record (JSON and SGF), analysis, review,
+join.
 
 Each route answers JSON; a refused request raises rest.ApiError. The routes that name a
 game release its room when they are done (a finished game nobody watches is forgotten).
@@ -159,6 +160,38 @@ async def analyse_game(request: Request) -> JSONResponse:
         except ProtocolError as error:
             raise ApiError(error.code, error.message) from None
         return JSONResponse(answer)
+    finally:
+        hub.release(room)
+
+
+async def request_review(request: Request) -> JSONResponse:
+    """POST /api/games/{id}/review: start the review of a finished game (409 not_over
+    before the end, 429 busy when as many as allowed run and wait); where it stands (202
+    while it runs, 200 once done)."""
+    known = hub_of(request).reviews.known(request.path_params["game_id"])
+    if known is not None:
+        return JSONResponse(known, status_code=200 if known["status"] == "done" else 202)
+    hub, room = await room_of(request)
+    try:
+        answer = await hub.reviews.request(room)
+    except ProtocolError as error:
+        raise ApiError(error.code, error.message) from None
+    finally:
+        hub.release(room)
+    return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
+
+
+async def show_review(request: Request) -> JSONResponse:
+    """GET /api/games/{id}/review: where the review of a finished game stands (its
+    progress, or the review once done; ``none`` if nobody asked for one)."""
+    known = hub_of(request).reviews.known(request.path_params["game_id"])
+    if known is not None:
+        return JSONResponse(known)
+    hub, room = await room_of(request)
+    try:
+        return JSONResponse(await hub.reviews.status(room))
+    except ProtocolError as error:
+        raise ApiError(error.code, error.message) from None
     finally:
         hub.release(room)
 

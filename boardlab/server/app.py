@@ -23,8 +23,9 @@ from starlette.staticfiles import StaticFiles
 from ..core.errors import BoardlabError
 from ..core.registry import games as game_classes
 from .ai import Thinker
+from . import review
 from .api_games import (analyse_game, create_game, game_record, game_sgf, join_game,
-                        list_games, show_game)
+                        list_games, request_review, show_game, show_review)
 from .clients import Clock, Limits
 from .hub import MAX_SEED, Hub
 from .rest import ApiError, api_error, show_catalog, show_facts
@@ -49,13 +50,16 @@ async def game_page(request: Request) -> FileResponse:
 # The app ------------------------------------------------------------------------------------
 def create_app(db_url: str, ai_processes: int | None = None,
                thinker: Thinker | None = None, clock: Clock | None = None,
-               limits: Limits | None = None) -> Starlette:
+               limits: Limits | None = None,
+               review_budget: review.Budget | None = None) -> Starlette:
     """The server over the database at ``db_url`` (a SQLAlchemy URL).
 
     AI seats think in ``ai_processes`` worker processes (0: threads; default: the
     cores but one, at least one), or in the ``thinker`` given. ``clock`` is the
     server's time (``now()`` and ``async sleep(s)``; tests pass a fake one).
     ``limits``: the flood limits (default ``Limits()``; ``Limits.off()`` for load checks).
+    ``review_budget``: a game review's search of each position (default
+    ``review.Budget()``).
     """
     store = Store(db_url)
     if ai_processes is None:
@@ -63,7 +67,8 @@ def create_app(db_url: str, ai_processes: int | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits)
+        app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits,
+                            review_budget)
         app.state.creates = {}                  # client address -> its create Window
         await app.state.hub.start()
         await app.state.hub.resume()
@@ -81,6 +86,8 @@ def create_app(db_url: str, ai_processes: int | None = None,
               Route("/api/games/{game_id}/record.sgf", game_sgf),
               Route("/api/games/{game_id}/analysis", analyse_game, methods=["POST"]),
               Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
+              Route("/api/games/{game_id}/review", request_review, methods=["POST"]),
+              Route("/api/games/{game_id}/review", show_review),
               WebSocketRoute("/ws/{game_id}", game_socket)]
     handlers: dict[Any, Any] = {ApiError: api_error}     # starlette types them loosely
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
@@ -88,10 +95,11 @@ def create_app(db_url: str, ai_processes: int | None = None,
     return app
 
 
-def serve(host: str, port: int, db_url: str, limits: Limits | None = None) -> int:
+def serve(host: str, port: int, db_url: str, limits: Limits | None = None,
+          review_budget: review.Budget | None = None) -> int:
     """Run the server until interrupted; print the URL to open once it listens."""
     import uvicorn
-    app = create_app(db_url, limits=limits)
+    app = create_app(db_url, limits=limits, review_budget=review_budget)
     sock = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     print(f"boardlab server: open http://{shown}:{sock.getsockname()[1]}/ (database "

@@ -18,7 +18,9 @@ class Limits:
     refused with ``rate_limited`` and dropped, and ``refused_to_close`` such refusals in
     a row close the connection (code 4429). Chat: at most ``chat_messages`` per
     connection in ``chat_seconds``. REST: at most ``creates_per_minute`` games created
-    per client address. ``analyses``: analyses running at once (then 429 ``busy``).
+    per client address. ``analyses``: analyses running at once (then 429 ``busy``);
+    ``reviews``: game reviews running at once, ``reviews_waiting`` more waiting for a turn
+    (then 429 ``busy``).
     """
 
     frames_per_second: float | None = 20.0
@@ -28,10 +30,12 @@ class Limits:
     chat_seconds: float = 10.0
     creates_per_minute: int | None = 30
     analyses: int = 2
+    reviews: int = 2
+    reviews_waiting: int = 8
 
     @classmethod
     def off(cls) -> Limits:
-        """No flood limits (for load checks); analyses stay capped."""
+        """No flood limits (for load checks); analyses and reviews stay capped."""
         return cls(frames_per_second=None, chat_messages=None, creates_per_minute=None)
 
 

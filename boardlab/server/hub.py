@@ -17,6 +17,8 @@ from .clients import Client, Clock, Limits
 from .committer import Committer
 from .messages import ProtocolError
 from .replicas import CHANGES, Listener
+from .review import Budget
+from .reviews import Reviews
 from .room import Room
 from .store import Store
 
@@ -29,10 +31,11 @@ class Hub:
     """The server's live games, over one store and one AI thinker."""
 
     def __init__(self, store: Store, thinker: ai.Thinker, clock: Clock | None = None,
-                 limits: Limits | None = None):
+                 limits: Limits | None = None, review_budget: Budget | None = None):
         self.store, self.thinker, self.clock = store, thinker, clock or Clock()
         self.committer = Committer(store)       # the rooms' actions, a batch at a time
         self.limits = limits or Limits()
+        self.reviews = Reviews(self, review_budget)     # finished games' reviews
         self.analysing = 0                      # analyses running now
         self.games: dict[str, Room] = {}
         self.tasks: set[asyncio.Task] = set()

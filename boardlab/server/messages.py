@@ -43,7 +43,7 @@ CODES = {
                     "a reveal or a draw of cards)",
     "no_draw": "no draw here (the game allows none, no offer to accept, or an offer "
                "already stands)",
-    "not_over": "a rematch, or a record, of a game that is not over",
+    "not_over": "a rematch, a record or a review of a game that is not over",
     "no_seat": "the seat could not be given up (the server could not store it)",
     "duplicate_key": "the idempotency key was used for another action (another seat's, "
                      "or another move or kind of action)",
@@ -59,7 +59,8 @@ CODES = {
     "bad_clock": "a clock that is not null or {base, increment} in range",
     "no_sgf": "a record as SGF of a game whose records do not come as SGF",
     "not_open": "a join of a seat that is not open",
-    "busy": "as many analyses as the server allows are running: try again later",
+    "busy": "as many analyses (or reviews) as the server allows are running: try again "
+            "later",
 }
 
 #: The HTTP status of every code the REST lobby answers with (the others are WebSocket only).

@@ -14,6 +14,7 @@ import { analyse } from "./game/analysis.js";
 import { wireChat } from "./game/chat.js";
 import { startTicking } from "./game/clock.js";
 import { createController } from "./game/controller.js";
+import { loadReview, requestReview } from "./game/review.js";
 import * as m from "./game/model.js";
 import { $, say } from "./game/page.js";
 
@@ -87,6 +88,7 @@ function wireRest() {
     download(`boardlab-${model.id}.sgf`, await response.text(), "application/x-go-sgf");
   });
   $("analyse").addEventListener("click", () => analyse(model, page.redraw));
+  $("review-request").addEventListener("click", () => requestReview(model, page.redraw));
   $("pass-device-ready").addEventListener("click", () => {
     m.devicePassed(model, m.actingSeat(model));
     page.redraw();
@@ -136,6 +138,7 @@ async function start() {
   }
   m.gameLoaded(model, game);
   showFacts(game);
+  if (game.status === "over") loadReview(model, page.redraw);
   const renderer = renderers[model.facts.board.kind];
   if (!renderer) {
     $("board").textContent = `no renderer for boards of kind ${model.facts.board.kind}`;

@@ -29,6 +29,7 @@ export function createModel(id, token) {
     unsupported: new Set(),   // message types this server answered bad_message for
     lastSpecial: null,        // {type, at}: the last chat/look message sent
     analysis: null,           // the last analysis answer ({at, seat, estimate, moves})
+    review: null,             // where the game's review stands ({status, done, total, review})
   };
 }
 
@@ -208,6 +209,11 @@ export function moveSent(model) {
 /** Hotseat: the device was passed to `seat` (its player said they are ready). */
 export function devicePassed(model, seat) {
   model.passShownFor = seat;
+}
+
+/** An answer about the game's review arrived (review.js). */
+export function reviewReceived(model, answer) {
+  model.review = answer;
 }
 
 /** An analysis answer arrived (or failed: null). */

@@ -9,6 +9,7 @@ import * as gestures from "../gestures.js";
 import { analysisHints, renderAnalysis } from "./analysis.js";
 import { renderChatControls } from "./chat.js";
 import { renderClockBar } from "./clock.js";
+import { renderReview, reviewHints } from "./review.js";
 import { actingSeat, heldSeats, interactive, seatName, shownView } from "./model.js";
 import { $ } from "./page.js";
 import {
@@ -44,6 +45,7 @@ export function render(model, page) {
   renderPassDevice(model, seat);
   renderChatControls(model);
   renderAnalysis(model);
+  renderReview(model, page.actions);
 
   const pending = (live.view.history || []).filter((entry) => /:\?$/.test(entry)).length;
   $("pending").hidden = pending === 0 || live.view.terminal;
@@ -73,8 +75,8 @@ function renderBoard(model, board, view, canPlay) {
       if (!pickable[kind].size) for (const value of starts[kind]) pickable[kind].add(value);
     }
   }
-  board.update(view, { pickable, selected: canPlay ? picks : [], hints: analysisHints(model),
-    showPickable: true });
+  const hints = new Map([...analysisHints(model), ...reviewHints(model)]);
+  board.update(view, { pickable, selected: canPlay ? picks : [], hints, showPickable: true });
   $("board").classList.toggle("inactive", !canPlay);
 }
 
