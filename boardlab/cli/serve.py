@@ -9,7 +9,8 @@ def cmd_serve(args) -> int:
     from ..arena.storage import database_url
     from ..server import serve
     from ..server.store import DEFAULT_DB
-    return serve(args.host, args.port, database_url(args.db or DEFAULT_DB))
+    return serve(args.host, args.port, database_url(args.db or DEFAULT_DB),
+                 https=args.https)
 
 
 def cmd_connect(args) -> int:
@@ -31,6 +32,8 @@ def add_parsers(sub) -> None:
                        "free port)")
     serve.add_argument("--db", help="database URL or SQLite file (default "
                        "boardlab-server.db in the current folder)")
+    serve.add_argument("--https", action="store_true", help="the server is reached through "
+                       "HTTPS (a proxy in front): session cookies are sent over HTTPS only")
     connect = sub.add_parser("connect", help="play a seat of a server game with an engine "
                              "(docs/engine-protocol.md)",
                              epilog="Example: boardlab connect 'ws://127.0.0.1:8000/ws/GAME?"

@@ -16,7 +16,7 @@ from datetime import datetime, UTC
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
                         String, Table, UniqueConstraint, bindparam, create_engine, event, func,
-                        insert, select, update)
+                        delete, insert, select, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
@@ -67,6 +67,15 @@ chat = Table(
     Column("text", String(2000), nullable=False),
     Column("created", DateTime(timezone=True), nullable=False),
     UniqueConstraint("game_id", "idx"),
+)
+
+
+#: the accounts holding a game's seats (a seat's stored dict says ``"user": ID`` too)
+players = Table(
+    "server_game_players", metadata,
+    Column("game_id", String(32), ForeignKey("server_games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("user_id", Integer, ForeignKey("server_users.id"), nullable=False, index=True),
 )
 
 
@@ -154,6 +163,7 @@ class Store:
                                             status=status, clock=clock, pool=pool,
                                             created=now,
                                             updated=now))
+            _set_players(db, game_id, seats)
 
     def append(self, game_id: str, index: int, action: Action, status: str) -> None:
         """Log action number ``index`` and the game's new status in one transaction.
@@ -220,6 +230,7 @@ class Store:
         with self.engine.begin() as db:
             db.execute(update(games).where(games.c.id == game_id)
                        .values(seats=seats, updated=_now()))
+            _set_players(db, game_id, seats)
             self._announce(db, game_id, "seats")
 
     def set_rematch(self, game_id: str, rematch_id: str) -> str | None:
@@ -289,6 +300,15 @@ class Store:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _set_players(db, game_id: str, seats: list[dict]) -> None:
+    """Keep the players table as the seats say (seats held by accounts)."""
+    db.execute(delete(players).where(players.c.game_id == game_id))
+    held = [{"game_id": game_id, "seat": number, "user_id": seat["user"]}
+            for number, seat in enumerate(seats) if seat.get("user") is not None]
+    if held:
+        db.execute(insert(players), held)
 
 
 def _sqlite_pragmas(connection, record) -> None:

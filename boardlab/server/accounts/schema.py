@@ -3,7 +3,7 @@
 Users (a name kept as written and its case-folded key, unique; the Argon2 hash of the
 password), sessions (the SHA-256 of a session id: the id itself is only in the cookie),
 ratings per pool, the rated games (a game is rated once), each rated game's change per
-player, the accounts holding a game's seats, and the server's settings (its cookie
+player, and the server's settings (its cookie
 signing key).
 """
 from __future__ import annotations
@@ -66,13 +66,6 @@ history = Table(
     Column("deviation", Float, nullable=False),
     Column("created", WHEN, nullable=False),
     UniqueConstraint("game_id", "user_id"),
-)
-
-players = Table(
-    "server_game_players", metadata,
-    Column("game_id", String(32), ForeignKey("server_games.id"), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-    Column("user_id", Integer, ForeignKey("server_users.id"), nullable=False, index=True),
 )
 
 settings = Table(
