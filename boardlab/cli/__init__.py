@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from ..core.errors import BoardlabError
-from . import arena, bench, db, play, records, report, serve, soak, train
+from . import arena, bench, db, play, records, report, serve, soak, train, users
 from .common import interrupt_on_termination
 
 __all__ = ["build_parser", "main"]
@@ -27,7 +27,8 @@ HANDLERS = {"games": play.cmd_games, "agents": play.cmd_agents, "replay": record
             "match": arena.cmd_match, "tournament": arena.cmd_tournament,
             "standings": arena.cmd_standings, "serve": serve.cmd_serve,
             "connect": serve.cmd_connect, "soak": soak.cmd_soak,
-            "train": train.cmd_train, "report": report.cmd_report, "db": db.cmd_db}
+            "train": train.cmd_train, "report": report.cmd_report, "db": db.cmd_db,
+            "user": users.cmd_user}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_parsers(sub)
     report.add_parsers(sub)
     db.add_parsers(sub)
+    users.add_parsers(sub)
     return parser
 
 

@@ -89,8 +89,9 @@ def _rate(engine: Engine, game_id: str, outcome: list[float]) -> bool:
         when = now()
         dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
         marked = db.execute(dialect.insert(rated_games).values(
-            game_id=game_id, pool=row.pool, created=when).on_conflict_do_nothing())
-        if marked.rowcount != 1:
+            game_id=game_id, pool=row.pool, created=when).on_conflict_do_nothing()
+            .returning(rated_games.c.game_id)).first()
+        if marked is None:
             return False                        # rated already (another process)
         fresh = Rating()
         db.execute(dialect.insert(ratings).values([

@@ -96,8 +96,6 @@ async def signup(request: Request) -> JSONResponse:
     """POST /api/account/signup {"username", "password"}: 201 and the session cookie."""
     accounts = accounts_of(request)
     data = await body(request, required={"username", "password"})
-    if not accounts.signups.allow(_address(request)):
-        raise ApiError("rate_limited", "too many sign-ups from this address: wait a minute")
     try:
         username = names.check_name(data["username"])
     except names.NameError_ as error:
@@ -106,6 +104,8 @@ async def signup(request: Request) -> JSONResponse:
         password = names.check_password(data["password"])
     except ValueError as error:
         raise ApiError("bad_password", str(error)) from None
+    if not accounts.signups.allow(_address(request)):
+        raise ApiError("rate_limited", "too many sign-ups from this address: wait a minute")
     try:
         user_id = await asyncio.to_thread(accounts.users.create, username, password)
     except NameTaken as error:
