@@ -22,6 +22,7 @@ import json
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..rest import ApiError
 from .sessions import COOKIE
 
 CSRF_HEADER = "x-boardlab-csrf"
@@ -57,8 +58,9 @@ class Guard:
 
         refusal = csrf_refusal(scope)
         if refusal is not None:
-            body = json.dumps({"error": {"code": "csrf_failed", "message": refusal}}).encode()
-            await with_headers({"type": "http.response.start", "status": 403,
+            body = json.dumps({"error": {"code": refusal.code,
+                                         "message": refusal.message}}).encode()
+            await with_headers({"type": "http.response.start", "status": refusal.status,
                                 "headers": [(b"content-type", b"application/json"),
                                             (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
@@ -66,7 +68,7 @@ class Guard:
         await self.app(scope, receive, with_headers)
 
 
-def csrf_refusal(scope: Scope) -> str | None:
+def csrf_refusal(scope: Scope) -> ApiError | None:
     """Why a request fails the CSRF check (None: it passes)."""
     if scope["method"] in SAFE:
         return None
@@ -75,10 +77,10 @@ def csrf_refusal(scope: Scope) -> str | None:
     if not scope["path"].startswith(ACCOUNT_PATHS) and f"{COOKIE}=" not in cookies:
         return None
     if headers.get(CSRF_HEADER) != "1":
-        return (f"a signed-in or account request needs the header {CSRF_HEADER}: 1 "
-                f"(docs/accounts.md)")
+        return ApiError("csrf_failed", f"a signed-in or account request needs the header "
+                        f"{CSRF_HEADER}: 1 (docs/accounts.md)")
     if not same_origin(scope, headers):
-        return "a request from another site"
+        return ApiError("csrf_failed", "a request from another site")
     return None
 
 
