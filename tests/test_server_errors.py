@@ -13,9 +13,9 @@ ERRORS = {"ProtocolError", "ApiError"}
 
 def raised_codes():
     """(file, line, error class, code) of every ProtocolError(...) and ApiError(...) built in
-    boardlab/server; code is None where it is not a string literal."""
+    boardlab/server (its subpackages too); code is None where it is not a string literal."""
     found = []
-    for path in sorted(SERVER.glob("*.py")):
+    for path in sorted(SERVER.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
                     node.func.id in ERRORS:

@@ -1,7 +1,7 @@
 """The ``boardlab`` command: a thin layer over the library.
 
 Subcommands: games, agents, play, replay, show, bench, duel, match, tournament,
-standings, komi, serve, connect, soak, train, report. Game options are given as
+standings, komi, serve, connect, soak, train, report, db, user. Game options are given as
 ``--name value`` (or in a spec string) and are checked by the game.
 
 One module per command group, each with its ``cmd_*`` handlers and an
@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from ..core.errors import BoardlabError
-from . import arena, bench, play, records, report, serve, soak, train
+from . import arena, bench, db, play, records, report, serve, soak, train, users
 from .common import interrupt_on_termination
 
 __all__ = ["build_parser", "main"]
@@ -27,7 +27,8 @@ HANDLERS = {"games": play.cmd_games, "agents": play.cmd_agents, "replay": record
             "match": arena.cmd_match, "tournament": arena.cmd_tournament,
             "standings": arena.cmd_standings, "serve": serve.cmd_serve,
             "connect": serve.cmd_connect, "soak": soak.cmd_soak,
-            "train": train.cmd_train, "report": report.cmd_report}
+            "train": train.cmd_train, "report": report.cmd_report, "db": db.cmd_db,
+            "user": users.cmd_user}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_parsers(sub)
     train.add_parsers(sub)
     report.add_parsers(sub)
+    db.add_parsers(sub)
+    users.add_parsers(sub)
     return parser
 
 

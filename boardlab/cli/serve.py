@@ -24,7 +24,8 @@ def cmd_serve(args) -> int:
     from ..server.review import Budget
     from ..server.store import DEFAULT_DB
     return serve(args.host, args.port, database_url(args.db or DEFAULT_DB),
-                 review_budget=Budget(args.review_level, args.review_seconds))
+                 review_budget=Budget(args.review_level, args.review_seconds),
+                 https=args.https)
 
 
 def cmd_connect(args) -> int:
@@ -51,6 +52,8 @@ def add_parsers(sub) -> None:
                        "mcts(level=N) would (default 3)")
     serve.add_argument("--review-seconds", type=positive_seconds, default=0.25,
                        metavar="S", help="and at most S seconds a position (default 0.25)")
+    serve.add_argument("--https", action="store_true", help="the server is reached through "
+                       "HTTPS (a proxy in front): session cookies are sent over HTTPS only")
     connect = sub.add_parser("connect", help="play a seat of a server game with an engine "
                              "(docs/engine-protocol.md)",
                              epilog="Example: boardlab connect 'ws://127.0.0.1:8000/ws/GAME?"

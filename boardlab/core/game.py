@@ -174,6 +174,9 @@ class Game:
     #: the formats a finished game's record can be downloaded in ("json" always; a game
     #: that lists "sgf" implements :meth:`sgf`)
     record_formats: tuple[str, ...] = ("json",)
+    #: the options that name the game's rating pool beside its name (``carteso-9``: size);
+    #: a rated game keeps every other option at its default
+    rating_options: tuple[str, ...] = ()
     #: ``view(seat)`` differs from ``view(None)`` only in the envelope's ``seat`` and, for a
     #: seat that acts, its ``legal`` moves: :meth:`State.views` then builds the rest once
     #: for all seats (a server's update to every player); the conformance suite checks it

@@ -140,6 +140,7 @@ def _letters(text: str, alphabet: str, option: str) -> list[int]:
 @register
 class Cartagena(Game):
     name = "cartagena"
+    rating_options = ('profile',)
     title = "Cartagena"
     description = "race your pirates to the boat: play cards to jump ahead, step back to draw"
     perfect_information = False

@@ -106,6 +106,7 @@ class CartesoState(TerritoryState):
 @register
 class Carteso(TerritoryGame):
     name = "carteso"
+    rating_options = ('size',)
     title = "Carteso"
     description = "claim finished groups: taller ones for Vertical, wider ones for Horizontal"
     kernel = K

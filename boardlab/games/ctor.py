@@ -145,6 +145,7 @@ def torus_symmetries(n: int) -> tuple[Symmetry, ...]:
 @register
 class Ctor(Game):
     name = "ctor"
+    rating_options = ('size', 'teams')
     title = "CTOR"
     description = "teams on a torus: put, move, land and replace chips to own the most squares"
     declared_options = OPTIONS

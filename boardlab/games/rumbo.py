@@ -90,6 +90,7 @@ class RumboState(TerritoryState):
 @register
 class Rumbo(TerritoryGame):
     name = "rumbo"
+    rating_options = ('size',)
     title = "Rumbo"
     description = "no holes allowed; a surrounded group goes by the directions it touches"
     conformance_specs = ("rumbo", "rumbo(size=2)", "rumbo(size=5,komi=0.5)",

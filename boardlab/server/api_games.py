@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse, Response
 from ..core.game import Game
 from ..core.record import iso_time
 from ..core.registry import make
+from .accounts.seats import claim_new_game, joining_account
 from .clients import Window
 from .hub import MAX_SEED
 from .messages import ProtocolError
@@ -36,7 +37,7 @@ def game_of(spec: str) -> Game:
 async def create_game(request: Request) -> JSONResponse:
     """POST /api/games: a new game; the answer holds each person's secret seat token."""
     data = await body(request, required={"spec", "seats"},
-                      optional={"seed", "hotseat", "clock"})
+                      optional={"seed", "hotseat", "clock", "rated"})
     _count_create(request)
     game = configured_game(data["spec"])
     seed = _seed(data.get("seed"))
@@ -47,7 +48,9 @@ async def create_game(request: Request) -> JSONResponse:
         seats, tokens = parse_seats(game, data["seats"], data.get("hotseat", False))
     except SeatError as error:
         raise ApiError("bad_seats", str(error)) from None
-    room = await hub_of(request).create(game.spec, seats, seed, clock)
+    pool = await claim_new_game(request, game, seats, data.get("rated", False),
+                                data.get("hotseat", False))
+    room = await hub_of(request).create(game.spec, seats, seed, clock, pool=pool)
     listed = public_seats(game, seats)
     for seat, token in tokens.items():
         listed[seat].update(token=token, link=ws_url(request, room.id, token),
@@ -201,7 +204,7 @@ async def join_game(request: Request) -> JSONResponse:
     hub, room = await room_of(request)
     try:
         data = await body(request, required={"seat"})
-        token = await room.seating.take(data["seat"])
+        token = await room.seating.take(data["seat"], await joining_account(request, room))
     except SeatError as error:
         raise ApiError("not_open", str(error)) from None
     finally:

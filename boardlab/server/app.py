@@ -17,11 +17,15 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse
+from starlette.middleware import Middleware
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from ..core.errors import BoardlabError
 from ..core.registry import games as game_classes
+from .accounts.guard import Guard
+from .accounts.routes import ROUTES as account_routes, Accounts
+from .accounts.seats import rate_when_over
 from .ai import Thinker
 from . import review
 from .api_games import (analyse_game, create_game, game_record, game_sgf, join_game,
@@ -51,7 +55,7 @@ async def game_page(request: Request) -> FileResponse:
 def create_app(db_url: str, ai_processes: int | None = None,
                thinker: Thinker | None = None, clock: Clock | None = None,
                limits: Limits | None = None,
-               review_budget: review.Budget | None = None) -> Starlette:
+               review_budget: review.Budget | None = None, https: bool = False) -> Starlette:
     """The server over the database at ``db_url`` (a SQLAlchemy URL).
 
     AI seats think in ``ai_processes`` worker processes (0: threads; default: the
@@ -60,8 +64,10 @@ def create_app(db_url: str, ai_processes: int | None = None,
     ``limits``: the flood limits (default ``Limits()``; ``Limits.off()`` for load checks).
     ``review_budget``: a game review's search of each position (default
     ``review.Budget()``).
+    ``https``: the server is behind HTTPS (session cookies are Secure).
     """
     store = Store(db_url)
+    accounts = Accounts.open(store, secure=https, clock=clock)
     if ai_processes is None:
         ai_processes = max(1, (os.cpu_count() or 2) - 1)
 
@@ -69,6 +75,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
     async def lifespan(app: Starlette):
         app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits,
                             review_budget)
+        app.state.hub.on_end.append(rate_when_over)
         app.state.creates = {}                  # client address -> its create Window
         await app.state.hub.start()
         await app.state.hub.resume()
@@ -88,18 +95,19 @@ def create_app(db_url: str, ai_processes: int | None = None,
               Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
               Route("/api/games/{game_id}/review", request_review, methods=["POST"]),
               Route("/api/games/{game_id}/review", show_review),
-              WebSocketRoute("/ws/{game_id}", game_socket)]
+              WebSocketRoute("/ws/{game_id}", game_socket), *account_routes]
     handlers: dict[Any, Any] = {ApiError: api_error}     # starlette types them loosely
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers)
-    app.state.database = store.safe_url
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
+                    middleware=[Middleware(Guard)])
+    app.state.database, app.state.accounts = store.safe_url, accounts
     return app
 
 
 def serve(host: str, port: int, db_url: str, limits: Limits | None = None,
-          review_budget: review.Budget | None = None) -> int:
+          review_budget: review.Budget | None = None, https: bool = False) -> int:
     """Run the server until interrupted; print the URL to open once it listens."""
     import uvicorn
-    app = create_app(db_url, limits=limits, review_budget=review_budget)
+    app = create_app(db_url, limits=limits, review_budget=review_budget, https=https)
     sock = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     print(f"boardlab server: open http://{shown}:{sock.getsockname()[1]}/ (database "

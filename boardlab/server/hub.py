@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 
 from ..core.errors import BoardlabError
 from . import ai
@@ -41,6 +42,8 @@ class Hub:
         self.tasks: set[asyncio.Task] = set()
         self._loading = asyncio.Lock()
         self.listener: Listener | None = None
+        #: called (awaited) when a game ends, before the end is published (ratings)
+        self.on_end: list[Callable[[Room], Awaitable[None]]] = []
 
     async def start(self) -> None:
         """With a shared database (PostgreSQL), listen for the other server processes'
@@ -50,12 +53,14 @@ class Hub:
             await self.listener.start()
 
     async def create(self, spec: str, seats: list[dict], seed: int | None,
-                     clock: dict | None = None, game_id: str | None = None) -> Room:
-        """Store a new game and make it live (its AI seats start thinking)."""
+                     clock: dict | None = None, game_id: str | None = None,
+                     pool: str | None = None) -> Room:
+        """Store a new game and make it live (its AI seats start thinking); ``pool``: a
+        rated game's rating pool."""
         game_id = game_id or secrets.token_urlsafe(9)
         seed = secrets.randbelow(MAX_SEED) if seed is None else seed
         await asyncio.to_thread(self.store.create_game, game_id, spec, seed, seats,
-                                clock=clock)
+                                clock=clock, pool=pool)
         return self._live(Room(self, game_id, spec, seed, seats, [], clock))
 
     async def get(self, game_id: str) -> Room | None:
@@ -76,6 +81,11 @@ class Hub:
                 for what in CHANGES:            # dropped: read again
                     await room.replica.catch_up(what)
             return room
+
+    async def ended(self, room: Room) -> None:
+        """A game just ended (its last action is stored): run the end listeners."""
+        for listener in self.on_end:
+            await listener(room)
 
     def _live(self, room: Room) -> Room:
         self.games[room.id] = room

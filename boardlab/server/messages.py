@@ -50,7 +50,7 @@ CODES = {
     "rate_limited": "too many messages (or chat messages, or games created) in a short "
                     "time: the request was dropped",
     "server_error": "the server could not store the action; nothing changed",
-    "not_found": "no such game",
+    "not_found": "no such game (or no such user)",
     "bad_json": f"a REST request body that is not JSON the server reads (not JSON, "
                 f"nested over {MAX_DEPTH} deep, or a string that is not Unicode text)",
     "bad_request": "a REST request with missing, unknown or out-of-range fields",
@@ -61,6 +61,14 @@ CODES = {
     "not_open": "a join of a seat that is not open",
     "busy": "as many analyses (or reviews) as the server allows are running: try again "
             "later",
+    "bad_credentials": "a wrong username or password (sign-in, or a password check)",
+    "name_taken": "the username is taken (names are unique without regard to case)",
+    "bad_username": "a username that is not 2 to 20 ASCII letters, digits, - and _, or a "
+                    "reserved one",
+    "bad_password": "a new password that is too short or too long",
+    "not_signed_in": "the request needs a signed-in account (a session cookie)",
+    "csrf_failed": "a state-changing request with the session cookie (or any account "
+                   "request) without the X-Boardlab-CSRF header, or from another site",
 }
 
 #: The HTTP status of every code the REST lobby answers with (the others are WebSocket only).
@@ -68,6 +76,8 @@ HTTP_STATUS = {
     "bad_json": 400, "bad_request": 400, "bad_spec": 400, "bad_seats": 400,
     "bad_clock": 400, "forbidden": 403, "not_found": 404, "no_sgf": 404, "not_over": 409,
     "not_open": 409, "too_large": 413, "rate_limited": 429, "busy": 429,
+    "bad_credentials": 401, "name_taken": 409, "bad_username": 400, "bad_password": 400,
+    "not_signed_in": 401, "csrf_failed": 403,
 }
 
 #: required fields (name -> type) and optional fields of each message type

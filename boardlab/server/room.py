@@ -301,6 +301,8 @@ class Room:
                 self.publish([Reply(self._ack(key))], client)
             return
         self.logged(action)
+        if self.over:
+            await self.hub.ended(self)
         self.offers.clear()                     # an offer stands until the next action
         self.turns.restart(seat if entry.played else None, reset=entry.kind is Kind.UNDO)
         events: Events = [Reply(self._ack(key))] if client is not None and key is not None \

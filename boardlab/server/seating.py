@@ -56,8 +56,9 @@ class Seating:
                             "seats": public_seats(room.driver.game, room.seats)}))
         return events
 
-    async def take(self, seat) -> str:
-        """Make open ``seat`` a person's; return its new token."""
+    async def take(self, seat, user: int | None = None) -> str:
+        """Make open ``seat`` a person's (held by the account ``user`` too, if given);
+        return its new token."""
         room = self.room
         async with room.lock:
             if isinstance(seat, bool) or not isinstance(seat, int) or \
@@ -66,6 +67,8 @@ class Seating:
             token = new_token()
             seats = [dict(s) for s in room.seats]
             seats[seat] = {"kind": HUMAN, "token": token_hash(token)}
+            if user is not None:
+                seats[seat]["user"] = user
             await asyncio.to_thread(room.hub.store.set_seats, room.id, seats)
             room.seats = seats
             return token

@@ -1,12 +1,13 @@
 """The server's games as an append-only action log, through SQLAlchemy.
 
 SQLite (a file) by default, PostgreSQL by URL. One row per game (its full spec,
-seed, seats, clock and status) and one row per accepted action (the seat, the
+seed, seats, clock, status and rating pool) and one row per accepted action (the seat, the
 move in notation or a server entry such as ``!undo 4``, the client's
 idempotency key, and the remaining clocks after it). A game's position is never
 stored: it is the replay of its actions. Chat messages have a table of their own
 (game, index, channel, team, sender, text, time). The tables are prefixed ``server_`` so
-that a database shared with the arena's tournaments keeps both apart.
+that a database shared with the arena's tournaments keeps both apart. The schema is
+upgraded when a store opens (migrations/: Alembic).
 """
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from datetime import datetime, UTC
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
                         String, Table, UniqueConstraint, bindparam, create_engine, event, func,
-                        insert, inspect, select, text, update)
+                        delete, insert, select, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
-from . import fanout
+from . import fanout, migrations
 
 DEFAULT_DB = "boardlab-server.db"
 ACTIVE, OVER = "active", "over"
@@ -35,6 +36,7 @@ games = Table(
     Column("status", String(16), nullable=False, index=True),
     Column("clock", JSON),                      # None, or {"base": s, "increment": s}
     Column("rematch", String(32)),              # the id of the rematch, once asked for
+    Column("pool", String(40)),                 # a rated game's rating pool; None: casual
     Column("created", DateTime(timezone=True), nullable=False),
     Column("updated", DateTime(timezone=True), nullable=False),
 )
@@ -65,6 +67,15 @@ chat = Table(
     Column("text", String(2000), nullable=False),
     Column("created", DateTime(timezone=True), nullable=False),
     UniqueConstraint("game_id", "idx"),
+)
+
+
+#: the accounts holding a game's seats (a seat's stored dict says ``"user": ID`` too)
+players = Table(
+    "server_game_players", metadata,
+    Column("game_id", String(32), ForeignKey("server_games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("user_id", Integer, ForeignKey("server_users.id"), nullable=False, index=True),
 )
 
 
@@ -115,9 +126,8 @@ class Store:
             self.engine = create_engine(url)
             if self.engine.dialect.name == "sqlite":
                 event.listen(self.engine, "connect", _sqlite_pragmas)
-            metadata.create_all(self.engine)
-            self._add_new_columns()
-        except (ArgumentError, SQLAlchemyError, ImportError) as error:
+            self.revisions = migrations.upgrade(self.engine)
+        except (ArgumentError, SQLAlchemyError, ImportError, migrations.Failed) as error:
             raise StoreError(f"cannot open the database {self.safe_url}: "
                              f"{_first_line(error)}") from None
         #: several server processes may share this database (PostgreSQL): every change
@@ -135,18 +145,6 @@ class Store:
             with self.engine.begin() as db:
                 fanout.notify(db, game_id, what)
 
-    def _add_new_columns(self) -> None:
-        """Add the columns a database made by an older server lacks (all nullable)."""
-        found = inspect(self.engine)
-        with self.engine.begin() as db:
-            for table in (games, actions):
-                have = {column["name"] for column in found.get_columns(table.name)}
-                for column in table.columns:
-                    if column.name not in have:
-                        kind = column.type.compile(dialect=self.engine.dialect)
-                        db.execute(text(f"ALTER TABLE {table.name} ADD COLUMN "
-                                        f"{column.name} {kind}"))
-
     @property
     def safe_url(self) -> str:
         """The URL without its password, for messages."""
@@ -156,13 +154,16 @@ class Store:
             return self.url.split("@")[-1]
 
     def create_game(self, game_id: str, spec: str, seed: int, seats: list[dict],
-                    status: str = ACTIVE, clock: dict | None = None) -> None:
-        """Store a new game with an empty log."""
+                    status: str = ACTIVE, clock: dict | None = None,
+                    pool: str | None = None) -> None:
+        """Store a new game with an empty log (``pool``: a rated game's rating pool)."""
         now = _now()
         with self.engine.begin() as db:
             db.execute(insert(games).values(id=game_id, spec=spec, seed=seed, seats=seats,
-                                            status=status, clock=clock, created=now,
+                                            status=status, clock=clock, pool=pool,
+                                            created=now,
                                             updated=now))
+            _set_players(db, game_id, seats)
 
     def append(self, game_id: str, index: int, action: Action, status: str) -> None:
         """Log action number ``index`` and the game's new status in one transaction.
@@ -229,6 +230,7 @@ class Store:
         with self.engine.begin() as db:
             db.execute(update(games).where(games.c.id == game_id)
                        .values(seats=seats, updated=_now()))
+            _set_players(db, game_id, seats)
             self._announce(db, game_id, "seats")
 
     def set_rematch(self, game_id: str, rematch_id: str) -> str | None:
@@ -298,6 +300,15 @@ class Store:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _set_players(db, game_id: str, seats: list[dict]) -> None:
+    """Keep the players table as the seats say (seats held by accounts)."""
+    db.execute(delete(players).where(players.c.game_id == game_id))
+    held = [{"game_id": game_id, "seat": number, "user_id": seat["user"]}
+            for number, seat in enumerate(seats) if seat.get("user") is not None]
+    if held:
+        db.execute(insert(players), held)
 
 
 def _sqlite_pragmas(connection, record) -> None:

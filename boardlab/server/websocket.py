@@ -8,6 +8,7 @@ import logging
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .accounts.seats import account_seats
 from .clients import Client
 from .messages import ProtocolError, parse
 from .rest import find_room, hub_of
@@ -25,6 +26,8 @@ async def game_socket(websocket: WebSocket) -> None:
     room = await find_room(hub, websocket.path_params["game_id"])
     token = websocket.query_params.get("token")
     seats = room.seats_of(token) if room is not None else ()
+    if room is not None and not token:          # a signed-in person's seats
+        seats = await account_seats(websocket, room)
     if room is None or (token and not seats):
         await _refuse(websocket, room is None)
         if room is not None:

@@ -12,6 +12,8 @@ export class ApiError extends Error {
 /** Fetch `path` and return its JSON body; throw an `ApiError` when the server refuses. */
 export async function api(path, options = {}) {
   const init = { headers: { Accept: "application/json" }, ...options };
+  // the CSRF check of a signed-in request (docs/accounts.md): any request but a read
+  if ((options.method || "GET") !== "GET") init.headers["X-Boardlab-CSRF"] = "1";
   if (options.body !== undefined && typeof options.body !== "string") {
     init.body = JSON.stringify(options.body);
     init.headers["Content-Type"] = "application/json";

@@ -1,0 +1,82 @@
+"""``boardlab user create|reset-password|disable``: accounts, for whoever runs the server."""
+from __future__ import annotations
+
+import getpass
+import sys
+
+
+def _read_password(args, required: bool) -> str | None:
+    """The password from stdin (one line) or asked twice at the terminal; None for a bot
+    created without one."""
+    from ..core.errors import BoardlabError
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    elif not required:
+        return None
+    else:
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            raise BoardlabError("the two passwords differ")
+    from ..server.accounts.names import check_password
+    try:
+        return check_password(password)
+    except ValueError as error:
+        raise BoardlabError(str(error)) from None
+
+
+def cmd_user(args) -> int:
+    """Create an account, set a new password (ending its sessions), or disable one."""
+    from ..arena.storage import database_url
+    from ..core.errors import BoardlabError
+    from ..server.accounts.names import NameError_, check_name
+    from ..server.accounts.users import Users
+    from ..server.store import DEFAULT_DB, Store
+    store = Store(database_url(args.db or DEFAULT_DB))
+    try:
+        users = Users(store.engine)
+        if args.user_command == "create":
+            try:
+                name = check_name(args.name)
+            except NameError_ as error:
+                raise BoardlabError(str(error)) from None
+            password = _read_password(args, required=not args.bot)
+            users.create(name, password, bot=args.bot)
+            print(f"created {'bot ' if args.bot else ''}account {name}")
+            return 0
+        user = users.find(args.name)
+        if user is None:
+            raise BoardlabError(f"no account named {args.name!r}")
+        if args.user_command == "reset-password":
+            password = _read_password(args, required=True)
+            assert password is not None
+            users.set_password(user.id, password)
+            print(f"new password for {user.username}; its sessions ended")
+        else:
+            users.disable(user.id)
+            print(f"disabled {user.username}; its sessions ended")
+        return 0
+    finally:
+        store.dispose()
+
+
+def add_parsers(sub) -> None:
+    """The subcommand user (create, reset-password, disable)."""
+    user = sub.add_parser("user", help="the game server's accounts: create, reset-password, "
+                          "disable", epilog="docs/accounts.md")
+    action = user.add_subparsers(dest="user_command", required=True)
+    create = action.add_parser("create", help="create an account")
+    create.add_argument("name")
+    create.add_argument("--bot", action="store_true", help="a bot account (marked BOT; no "
+                        "password needed)")
+    reset = action.add_parser("reset-password", help="set a new password; every session of "
+                              "the account ends")
+    reset.add_argument("name")
+    disable = action.add_parser("disable", help="the account can no longer sign in; its "
+                                "sessions end")
+    disable.add_argument("name")
+    for command in (create, reset):
+        command.add_argument("--password-stdin", action="store_true", help="read the password "
+                             "from the first line of standard input (else it is asked for)")
+    for command in (create, reset, disable):
+        command.add_argument("--db", help="database URL or SQLite file (default "
+                             "boardlab-server.db in the current folder)")

@@ -1,0 +1,1 @@
+"""Accounts, sessions, ratings and the security headers (docs/accounts.md)."""

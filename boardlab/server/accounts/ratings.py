@@ -1,0 +1,119 @@
+"""Rated games: their pool, and the Glicko-2 update when one ends.
+
+A pool is a game family and the options its game declares as naming pools
+(``Game.rating_options``: ``carteso-9``, ``ctor-8-1v1``); a rated game keeps every other
+option at its default, has two sides of one seat each (more sides: OpenSkill, not yet),
+and is rated when it ends with every seat held by a different account.
+
+The update is one transaction that cannot lose a concurrent one: the game is marked rated
+first (its primary key: a game is rated once), both rating rows are made if missing, then
+read under row locks (``SELECT ... FOR UPDATE`` on PostgreSQL, in account order so that two
+updates never deadlock; SQLite's single writer serialises them, the first write taking its
+lock), and written back; a transaction that loses a race (a deadlock, a busy database) is
+run again.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import OperationalError
+
+from ...arena.glicko2 import LICHESS, Rating, provisional, rate_game
+from ...core.game import Game
+from ..store import games
+from .schema import history, rated_games, ratings
+from .users import now
+
+log = logging.getLogger("boardlab.server")
+ATTEMPTS = 8
+
+
+class NotRatable(ValueError):
+    """A game that cannot be rated (the message says why)."""
+
+
+def pool_of(game: Game) -> str:
+    """The rating pool of a configured game, or NotRatable."""
+    changed = [option.name for option in type(game).declared_options
+               if option.name not in game.rating_options and not option.analysis
+               and game.options[option.name] != type(game)().options[option.name]]
+    if changed:
+        raise NotRatable(f"a rated game keeps its options at their defaults but "
+                         f"{', '.join(game.rating_options) or 'none'}: "
+                         f"{', '.join(changed)} differ")
+    if len(game.teams) != 2 or game.num_seats != 2:
+        raise NotRatable("only games of two sides of one seat each are rated for now")
+    return "-".join([game.name, *(str(game.options[name]).lower()
+                                  for name in game.rating_options)])
+
+
+def scores(returns: list[float]) -> list[float]:
+    """Each seat's score (1 won, 0.5 drew, 0 lost) of a two-seat game's returns."""
+    first = 1.0 if returns[0] > returns[1] else 0.5 if returns[0] == returns[1] else 0.0
+    return [first, 1.0 - first]
+
+
+def public(row) -> dict:
+    """A rating as the API shows it."""
+    return {"rating": round(row.rating), "deviation": round(row.deviation),
+            "games": row.games,
+            "provisional": provisional(Rating(row.rating, row.deviation, row.volatility))}
+
+
+def rate(engine: Engine, game_id: str, outcome: list[float]) -> bool:
+    """Rate a finished game (``outcome``: each seat's returns) when it is a rated game held
+    by two accounts; False when it is not rated (or was rated already)."""
+    for attempt in range(ATTEMPTS):
+        try:
+            return _rate(engine, game_id, outcome)
+        except OperationalError as error:       # a deadlock, a busy or locked database
+            if attempt == ATTEMPTS - 1:
+                raise
+            log.warning("game %s: rating again after %s", game_id, str(error)[:80])
+            time.sleep(0.05 * (attempt + 1))
+    return False
+
+
+def _rate(engine: Engine, game_id: str, outcome: list[float]) -> bool:
+    with engine.begin() as db:
+        row = db.execute(select(games.c.pool, games.c.seats)
+                         .where(games.c.id == game_id)).first()
+        if row is None or row.pool is None:
+            return False
+        accounts = [seat.get("user") for seat in row.seats]
+        if None in accounts or len(set(accounts)) != len(accounts) or len(accounts) != 2:
+            return False
+        when = now()
+        dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+        marked = db.execute(dialect.insert(rated_games).values(
+            game_id=game_id, pool=row.pool, created=when).on_conflict_do_nothing()
+            .returning(rated_games.c.game_id)).first()
+        if marked is None:
+            return False                        # rated already (another process)
+        fresh = Rating()
+        db.execute(dialect.insert(ratings).values([
+            {"user_id": user, "pool": row.pool, "rating": fresh.rating,
+             "deviation": fresh.deviation, "volatility": fresh.volatility, "games": 0,
+             "updated": when} for user in sorted(accounts)]).on_conflict_do_nothing())
+        found = {r.user_id: r for r in db.execute(
+            select(ratings).where(ratings.c.pool == row.pool,
+                                  ratings.c.user_id.in_(accounts))
+            .order_by(ratings.c.user_id).with_for_update())}
+        before = [Rating(found[u].rating, found[u].deviation, found[u].volatility)
+                  for u in accounts]
+        score = scores(outcome)
+        after = rate_game(before[0], before[1], score[0], LICHESS)
+        for user, old, new, points in zip(accounts, before, after, score):
+            db.execute(update(ratings).where(ratings.c.user_id == user,
+                                             ratings.c.pool == row.pool)
+                       .values(rating=new.rating, deviation=new.deviation,
+                               volatility=new.volatility, games=ratings.c.games + 1,
+                               updated=when))
+            db.execute(insert(history).values(game_id=game_id, user_id=user, pool=row.pool,
+                                              score=points, before=old.rating,
+                                              rating=new.rating, deviation=new.deviation,
+                                              created=when))
+        return True
