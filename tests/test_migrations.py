@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, inspect
 from boardlab.core.driver import GameDriver
 from boardlab.core.registry import make
 from boardlab.server import create_app, migrations
+from boardlab.server import reviews  # noqa: F401  (its table joins the metadata)
 from boardlab.server.accounts import schema  # noqa: F401  (its tables join the metadata)
 from boardlab.server.store import Store, metadata
 from legacy import store_v1

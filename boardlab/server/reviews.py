@@ -1,6 +1,6 @@
 """The server's game reviews (review.py): requested for a finished game, run in the
 background in the AI workers a position at a time, with their progress, and kept in the
-database once done (the table ``server_reviews``, so a review survives a restart).
+database once done (the table ``server_reviews``, migration 0003, so a review survives a restart).
 
 One review per game at a time (a second request joins the first); at most
 ``limits.reviews`` run at once and ``limits.reviews_waiting`` more wait for a turn; a
@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import JSON, Column, DateTime, MetaData, String, Table, insert, select
+from sqlalchemy import JSON, Column, DateTime, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from ..core.game import CHANCE
 from ..core.registry import make
 from . import review
 from .messages import ProtocolError
+from .store import metadata
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -34,7 +35,6 @@ log = logging.getLogger("boardlab.server")
 QUEUED, RUNNING, DONE, FAILED, NONE = "queued", "running", "done", "failed", "none"
 KEPT = 64                  # finished reviews kept in memory (the rest are read when asked)
 
-metadata = MetaData()
 reviews = Table(
     "server_reviews", metadata,
     Column("game_id", String(32), primary_key=True),
@@ -76,7 +76,6 @@ class Reviews:
         self.finished: dict[str, dict] = {}     # game id -> review, the newest KEPT
         self.slots = asyncio.Semaphore(hub.limits.reviews)
         self.positions_at_once = max(1, getattr(hub.thinker, "processes", 1) // 2)
-        reviews.create(hub.store.engine, checkfirst=True)
 
     def known(self, game_id: str) -> dict | None:
         """Where a review running, waiting or kept in memory stands (None: ask the room
