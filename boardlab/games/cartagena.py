@@ -511,6 +511,8 @@ class CartagenaState(KernelState):
                 return f"you have no token at {x}"
             if x == game.L + 1:
                 return "tokens in the boat stay there (retreat_from_end is off)"
+            if x == 0:
+                return "a pirate on the start cannot move back"
             return "no space behind it with 1 or 2 tokens can be reached"
         if kind == K.END:
             return "'end' only ends a turn after at least one action"

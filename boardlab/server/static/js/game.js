@@ -11,9 +11,11 @@ import { renderers } from "./boards/index.js";
 import { Connection } from "./connection.js";
 import * as gestures from "./gestures.js";
 import { analyse } from "./game/analysis.js";
+import { armButton } from "./game/arm.js";
 import { wireChat } from "./game/chat.js";
 import { startTicking } from "./game/clock.js";
 import { createController } from "./game/controller.js";
+import { wireKeys } from "./game/keys.js";
 import * as m from "./game/model.js";
 import { $, say } from "./game/page.js";
 
@@ -37,11 +39,15 @@ function wireMoves() {
   confirm.checked = localStorage.getItem(CONFIRM_KEY) === "1";
   confirm.addEventListener("change",
     () => localStorage.setItem(CONFIRM_KEY, confirm.checked ? "1" : "0"));
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
+  wireKeys({
+    at: () => (model.live ? m.shownAt(model) : null),
+    last: () => (model.live ? (model.live.view.history || []).length : 0),
+    lookAt: page.lookAt,
+    backToLive: page.backToLive,
+    escape: () => {
       page.clearPicks();
       say("");
-    }
+    },
   });
   $("back-to-live").addEventListener("click", page.backToLive);
   $("replay-first").addEventListener("click", () => page.lookAt(0));
@@ -56,10 +62,7 @@ function wireOffers() {
     const seat = m.actingSeat(model) ?? m.ownSeat(model);
     page.connection().act({ type, seat });
   };
-  $("resign").addEventListener("click", () => {
-    if ($("confirm-moves").checked && !window.confirm("Resign this game?")) return;
-    act("resign")();
-  });
+  armButton($("resign"), act("resign"), "click again to resign");
   $("undo").addEventListener("click", act("undo"));
   $("accept-draw").addEventListener("click", act("accept_draw"));
   const plain = (type) => () => page.connection().send({ type, seat: m.ownSeat(model) });

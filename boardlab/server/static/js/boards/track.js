@@ -87,7 +87,8 @@ export function createBoard(root, description, handlers) {
 
   function onClick(event) {
     const target = event.target.closest("[data-pick-kind][data-pick]");
-    if (!target || !root.contains(target) || !target.classList.contains("pickable")) return;
+    // Every pick target goes to the page, pickable or not: a refused click gets its reason.
+    if (!target || !root.contains(target)) return;
     event.preventDefault();
     handlers.pick({ kind: target.dataset.pickKind, value: target.dataset.pick });
   }

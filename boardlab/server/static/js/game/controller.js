@@ -4,7 +4,6 @@
 // talks to the server.
 
 import { api } from "../api.js";
-import * as gestures from "../gestures.js";
 import { addChat, chatNotice, setChat, wantsSpectatorChat } from "./chat.js";
 import * as m from "./model.js";
 import { $, say } from "./page.js";
@@ -19,6 +18,7 @@ const SPECIAL_WORDS = { look: "showing past positions", chat: "chat",
 export function createController(model) {
   let board = null;
   let connection = null;
+  let refused = null;      // the last refused click: {picks, version}
   const redraw = () => render(model, { board, actions });
 
   function sendMove(move, { confirmed = false } = {}) {
@@ -89,17 +89,18 @@ export function createController(model) {
     return "it is not your turn";
   }
 
-  /** A click on something pickable on the board (the renderer's `handlers.pick`). */
+  /** A click on the board (the renderer's `handlers.pick`): a legal continuation is
+   *  added to the picks; another is refused, with the game's reason (asked from the server:
+   *  the rules are the game's, never the page's). */
   function onPick(pick) {
     if (!m.interactive(model)) {
       say(whyNot(), "notice");
       return;
     }
+    const picks = [...model.gesture.picks, pick];
     const result = m.picked(model, pick);
     if (result.refused) {
-      const help = gestures.gestureHelp(model.facts.board);
-      say((model.gesture.picks.length ? `${pick.value}: not a legal continuation`
-        : `${pick.value}: not a legal start`) + (help ? ` — ${help}` : ""));
+      explain(picks);
       redraw();
       return;
     }
@@ -109,6 +110,30 @@ export function createController(model) {
       return;
     }
     redraw();
+  }
+
+  /** Ask the server why `picks` begin no legal move (the answer: an "explanation"); a
+   *  server without "explain": the page's own words. */
+  function explain(picks) {
+    refused = { picks, version: model.live.version };
+    if (model.unsupported.has("explain")) {
+      say(refusedWords());
+      return;
+    }
+    sendSpecial({ type: "explain", seat: m.actingSeat(model),
+      picks: picks.map(({ kind, value }) => ({ kind, value })) });
+  }
+
+  /** The page's own words for the refused click (no reason from the server). */
+  function refusedWords() {
+    const pick = refused.picks[refused.picks.length - 1];
+    return refused.picks.length > 1 ? `${pick.value}: not a legal continuation`
+      : `${pick.value}: not a legal start`;
+  }
+
+  function onExplanation(message) {
+    if (!refused || message.version !== refused.version) return;
+    say(message.reason || refusedWords());
   }
 
   function onView(message) {
@@ -134,6 +159,7 @@ export function createController(model) {
           const what = SPECIAL_WORDS[unsupported] || unsupported;
           const words = `this server does not offer ${what} yet`;
           if (unsupported === "chat" || unsupported === "spectator_chat") chatNotice(words);
+          else if (unsupported === "explain") say(refused ? refusedWords() : "");
           else say(words, "notice");
         } else say(message.message || "the server did not understand that");
         break;
@@ -202,6 +228,9 @@ export function createController(model) {
         break;
       case "chat":
         addChat(message);
+        break;
+      case "explanation":
+        onExplanation(message);
         break;
       default:
         break;

@@ -11,9 +11,9 @@ import { renderChatControls } from "./chat.js";
 import { renderClockBar } from "./clock.js";
 import { actingSeat, heldSeats, interactive, seatName, shownView } from "./model.js";
 import { $ } from "./page.js";
+import { renderMoves } from "./moves.js";
 import {
-  renderActions, renderLines, renderLooking, renderMoves, renderPlayers, renderResult,
-  renderStatus,
+  renderActions, renderLines, renderLooking, renderPlayers, renderResult, renderStatus,
 } from "./panels.js";
 
 /**
