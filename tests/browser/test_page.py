@@ -12,7 +12,10 @@ TWO = ["human", "human"]
 
 
 def mover(clients):
-    """The client whose seat has legal moves now."""
+    """The client whose seat has legal moves now (once every page has the same version)."""
+    version = max(client.version() for client in clients)
+    for client in clients:
+        client.wait_version(version)
     return next(client for client in clients if client.view()["legal"])
 
 
@@ -168,3 +171,213 @@ def test_arrow_keys_home_and_end_step_through_the_moves(server, open_page):
     page.locator("#status").click()
     assert page.locator("#looking").is_hidden()
     assert page.evaluate("() => window.boardlab.view.history.length") == 4
+
+
+# Sounds and the tab ---------------------------------------------------------------------------
+def played(client) -> list[str]:
+    return client.page.evaluate("() => [...window.boardlab.sounds]")
+
+
+def test_sounds_the_tab_and_the_mute_switch(server, open_page):
+    game = server.create("carteso(size=5)", TWO, seed=SEED)
+    clients = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    first = mover(clients)
+    second = next(client for client in clients if client is not first)
+    assert first.page.title().startswith("● your turn")
+    assert not second.page.title().startswith("●")
+    first.play(sorted(first.view()["legal"])[0])
+    second.page.wait_for_function("() => window.boardlab.sounds.includes('turn')")
+    first.page.wait_for_function("() => window.boardlab.sounds.includes('move')")
+    second.page.wait_for_function("() => document.title.startsWith('● your turn')")
+    assert not first.page.title().startswith("●")
+    assert "2f6f73" in second.page.locator('link[rel="icon"]').get_attribute("href")
+    sound = second.page.locator("#sound")
+    assert sound.get_attribute("aria-pressed") == "true"
+    sound.click()                                   # muted, and kept for this browser
+    assert sound.get_attribute("aria-pressed") == "false"
+    second.page.reload()
+    second.wait_ready()
+    assert second.page.locator("#sound").get_attribute("aria-pressed") == "false"
+    second.play(sorted(second.view()["legal"])[0])
+    first.page.wait_for_function("() => window.boardlab.sounds.includes('turn')")
+    assert played(second) == []                     # muted: nothing played
+    first.page.locator("#resign").click()
+    first.page.locator("#resign").click()
+    first.page.wait_for_function("() => window.boardlab.sounds.includes('end')")
+
+
+def test_low_time_sounds_once(server, open_page):
+    game = server.create("carteso(size=5)", TWO, seed=SEED, clock={"base": 20, "increment": 1})
+    clients = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    first = mover(clients)
+    first.page.wait_for_function("() => window.boardlab.sounds.includes('low')")
+    assert played(first).count("low") == 1
+
+
+# Keyboard play ---------------------------------------------------------------------------------
+def test_a_typed_move_completes_from_the_legal_moves(server, open_page):
+    game = server.create("ctor(size=8)", TWO, seed=SEED)
+    clients = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    player = mover(clients)
+    page = player.page
+    legal = player.view()["legal"]
+    assert page.locator("#move-input").get_attribute("list") == "legal-moves"
+    options = page.locator("#legal-moves option").evaluate_all("o => o.map(x => x.value)")
+    assert options == legal
+    other = next(client for client in clients if client is not player)
+    assert other.page.locator("#legal-moves option").count() == 0   # not its turn
+    page.locator("#move-input").fill("put 7")
+    page.locator("#move-input").press("Enter")
+    player.wait_version(1)
+    assert player.view()["history"] == ["put 7"]
+
+
+def test_every_control_is_reached_by_tab_with_a_visible_focus(server, open_page):
+    game = server.create("carteso(size=5)", TWO, seed=SEED)
+    clients = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    player = mover(clients)
+    player.play("Ba1")
+    player = mover(clients)
+    page = player.page
+    page.locator("#title").click()
+    reached, unmarked = set(), []
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("""() => {
+            const node = document.activeElement;
+            if (!node || node === document.body) return null;
+            const style = getComputedStyle(node);
+            const svg = node instanceof SVGElement;
+            return {id: node.id || node.dataset.pick || node.className.baseVal || node.tagName,
+                    pick: Boolean(node.dataset && node.dataset.pickKind), svg,
+                    marked: node.matches(':focus-visible') && (svg ||
+                            (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0))};
+        }""")
+        if focused is None:
+            continue
+        reached.add("pick" if focused["pick"] else focused["id"])
+        if not focused["marked"]:
+            unmarked.append(focused["id"])
+    assert {"sound", "pick", "move-input", "replay-prev", "resign", "chat-input"} <= reached
+    assert unmarked == []
+
+
+# The board: score overlay, hover preview, last move -----------------------------------------
+def test_the_score_overlay_shows_the_points_the_score_counts(server, open_page):
+    game = server.create("rumbo(size=5)", TWO, seed=SEED)
+    clients = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    rng = random.Random(4)
+    while not clients[0].view()["terminal"]:
+        player = mover(clients)
+        player.play(rng.choice(sorted(player.view()["legal"])))
+        points = clients[0].view()["board"]["score"]["points"]
+        if sum(len(cells) for cells in points.values()) >= 3:
+            break
+    page, points = clients[0].page, clients[0].view()["board"]["score"]["points"]
+    toggle = page.locator("#score-overlay")
+    assert page.locator("#score-overlay-label").is_visible()
+    assert page.locator("#board .score-area").count() == 0
+    toggle.check()
+    shown = page.locator("#board .score-area").evaluate_all(
+        "nodes => nodes.map(n => [n.dataset.score, n.dataset.scoreCell])")
+    assert sorted(map(tuple, shown)) == sorted((side, cell) for side, cells in points.items()
+                                               for cell in cells)
+    page.reload()                                   # kept per browser
+    clients[0].wait_ready()
+    assert page.locator("#score-overlay").is_checked()
+    assert page.locator("#board .score-area").count() == len(shown)
+    ctor = server.create("ctor(size=8)", TWO, seed=SEED)       # no score block: no toggle
+    other = open_page(ctor["seats"][0]["page"], "ctor")
+    assert other.page.locator("#score-overlay-label").is_hidden()
+
+
+def test_the_stone_under_the_pointer_is_previewed(server, open_page):
+    game = server.create("carteso(size=5)", TWO, seed=SEED)
+    clients = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    page = mover(clients).page
+    page.locator('#board [data-cell="c3"]').hover()
+    assert page.locator("#board .ghost").count() == 0       # no colour picked yet
+    page.locator('#board .palette-piece[data-pick="W"]').click()
+    page.locator('#board [data-cell="c3"]').hover()
+    ghost = page.locator('#board .ghost[data-ghost="c3"]')
+    ghost.wait_for()
+    assert ghost.get_attribute("data-piece") == "W"
+    page.locator("#status").hover()
+    ghost.wait_for(state="detached")
+    ctor = server.create("ctor(size=8)", TWO, seed=SEED)       # the seat's own chip
+    player = mover([open_page(seat["page"], seat["name"]) for seat in ctor["seats"]])
+    player.page.locator('#board [data-cell="12"]').hover()
+    player.page.locator('#board .ghost[data-ghost="12"]').wait_for()
+
+
+def test_the_last_move_is_marked_on_a_track(server, open_page):
+    game = server.create("cartagena", TWO, seed=SEED)
+    clients = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    player = mover(clients)
+    player.play(sorted(player.view()["legal"])[0])
+    for client in clients:
+        client.wait_version(1)
+        frm, to = client.view()["board"]["last"]
+        assert frm == 0 and to > 0
+        page = client.page
+        assert page.locator(f'#board [data-cell="{to}"] [data-mark="last-to"]').count() == 1
+        assert page.locator(f'#board [data-cell="{frm}"] [data-mark="last-from"]').count() == 1
+
+
+# A phone --------------------------------------------------------------------------------------
+PHONE = {"width": 375, "height": 740}
+
+
+def test_a_phone_reaches_resign_undo_and_chat_without_scrolling(server, open_page):
+    game = server.create("carteso(size=9)", ["human", {"ai": "mcts(level=1)"}], seed=SEED)
+    client = open_page(game["seats"][0]["page"], "phone")
+    page = client.page
+    page.set_viewport_size(PHONE)
+
+    def in_view(selector):
+        box = page.locator(selector).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], selector
+
+    assert page.evaluate("() => window.scrollY") == 0
+    in_view("#tab-actions")
+    page.locator("#tab-actions").click()
+    for selector in ("#resign", "#undo"):
+        page.locator(selector).wait_for(state="visible")
+        in_view(selector)
+    page.locator("#tab-chat").click()
+    assert page.locator("#resign").bounding_box()["y"] > PHONE["height"] or \
+        not page.locator("#actions").evaluate("n => n.classList.contains('drawn')")
+    in_view("#chat-input")
+    page.locator("#chat-input").fill("hello from a phone")
+    page.locator("#chat-input").press("Enter")
+    page.locator("#chat-log li", has_text="hello from a phone").wait_for()
+    assert page.evaluate("() => window.scrollY") == 0
+    page.locator("#tab-chat").click()                           # the same tab closes it
+    assert page.locator("#tab-chat").get_attribute("aria-expanded") == "false"
+
+
+# My games --------------------------------------------------------------------------------------
+def test_the_lobby_lists_my_games_with_your_turn_marks(server, open_page):
+    first = server.create("carteso(size=5)", TWO, seed=SEED)
+    second = server.create("rumbo(size=5)", TWO, seed=SEED)
+    client = open_page(first["seats"][0]["page"], "me")
+    mine = client.view()["legal"] != []
+    client.page.goto(second["seats"][1]["page"])
+    client.wait_ready()
+    theirs = client.view()["legal"] != []
+    client.page.goto(server.url + "/")
+    rows = client.page.locator("#my-games li[data-game]")
+    rows.nth(1).wait_for()
+    assert rows.count() == 2
+    assert rows.evaluate_all("r => r.map(x => x.dataset.game)") == [second["id"], first["id"]]
+    client.page.wait_for_function("() => document.querySelector('#my-games .status-tag')"
+                                  " && !document.querySelector('#my-games')"
+                                  ".textContent.includes('gone')")
+    marked = {game: client.page.locator(f'#my-games li[data-game="{game}"]')
+              .evaluate("n => n.classList.contains('your-turn')")
+              for game in (first["id"], second["id"])}
+    assert marked == {first["id"]: mine, second["id"]: theirs}
+    link = client.page.locator(f'#my-games li[data-game="{first["id"]}"] a')
+    assert link.get_attribute("href") == "/game/" + first["seats"][0]["page"].split("/game/")[1]
+    client.page.locator(f'#my-games li[data-game="{second["id"]}"] button.forget').click()
+    client.page.wait_for_function("() => document.querySelectorAll('#my-games li').length === 1")

@@ -12,14 +12,17 @@ import { Connection } from "./connection.js";
 import * as gestures from "./gestures.js";
 import { analyse } from "./game/analysis.js";
 import { armButton } from "./game/arm.js";
+import { play, played, wireSoundSwitch } from "./game/sounds.js";
 import { wireChat } from "./game/chat.js";
 import { startTicking } from "./game/clock.js";
 import { createController } from "./game/controller.js";
+import { wireDrawer } from "./game/drawer.js";
 import { wireKeys } from "./game/keys.js";
 import * as m from "./game/model.js";
 import { $, say } from "./game/page.js";
 
 const CONFIRM_KEY = "boardlab.confirmMoves";
+const OVERLAY_KEY = "boardlab.scoreOverlay";
 
 const model = m.createModel(
   decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || ""),
@@ -34,6 +37,12 @@ function wireMoves() {
     if (!move) return;
     $("move-input").value = "";
     page.sendMove(move, { confirmed: true });
+  });
+  const overlay = $("score-overlay");
+  overlay.checked = localStorage.getItem(OVERLAY_KEY) === "1";
+  overlay.addEventListener("change", () => {
+    localStorage.setItem(OVERLAY_KEY, overlay.checked ? "1" : "0");
+    page.redraw();
   });
   const confirm = $("confirm-moves");
   confirm.checked = localStorage.getItem(CONFIRM_KEY) === "1";
@@ -95,6 +104,8 @@ function wireRest() {
     page.redraw();
   });
   wireChat(model, page.sendSpecial);
+  wireSoundSwitch($("sound"));
+  wireDrawer();
   window.addEventListener("hashchange", () => location.reload());
 }
 
@@ -110,13 +121,13 @@ function exposeState() {
       return gestures.picksFor(all, move);
     },
     connection: page.connection,
+    sounds: played,
   };
 }
 
 /** Show the game's facts (title, spec, rules, notation, gesture help). */
 function showFacts(game) {
   const facts = game.facts;
-  document.title = `${facts.title || facts.game} — boardlab`;
   $("title").textContent = facts.title || facts.game;
   $("spec").textContent = game.spec;
   $("rules").textContent = facts.rules || "";
@@ -149,7 +160,7 @@ async function start() {
     onMessage: page.onMessage, banner: $("banner") });
   page.attach(board, connection);
   connection.open();
-  startTicking(model);
+  startTicking(model, () => play("low"));
 }
 
 start();

@@ -7,7 +7,9 @@ import { api } from "../api.js";
 import { addChat, chatNotice, setChat, wantsSpectatorChat } from "./chat.js";
 import * as m from "./model.js";
 import { $, say } from "./page.js";
+import { rememberGame } from "../my-games.js";
 import { render } from "./render.js";
+import { soundsOf } from "./sounds.js";
 
 const NOT_LIVE = "you are looking at a past position: go back to live to play";
 /** What a chat or look message that the server does not support was for, in words. */
@@ -137,11 +139,18 @@ export function createController(model) {
   }
 
   function onView(message) {
+    const before = model.live;
+    const mineBefore = m.actingSeat(model) !== null;
     const first = m.viewReceived(model, message);
+    soundsOf(before, model.live, m.actingSeat(model) !== null, mineBefore);
     if (message.type === "sync" && Array.isArray(message.chat)) setChat(message.chat);
     // A new connection starts with the spectators' chat off: ask again if the box says on.
     if (message.type === "sync" && first && wantsSpectatorChat() && message.seats.length) {
       sendSpecial({ type: "spectator_chat", on: true });
+    }
+    if (message.type === "sync" && first && model.token && message.seats.length) {
+      rememberGame(model.id, model.token, message.seats.map((s) => m.seatName(model, s)),
+        model.game.spec, model.facts.title || model.facts.game);
     }
     const seat = m.seatToSwitchTo(model);     // hotseat: another held seat acts
     if (seat !== null) connection.sync(seat);

@@ -10,6 +10,7 @@ import { analysisHints, renderAnalysis } from "./analysis.js";
 import { renderChatControls } from "./chat.js";
 import { renderClockBar } from "./clock.js";
 import { actingSeat, heldSeats, interactive, seatName, shownView } from "./model.js";
+import { showTurn } from "./attention.js";
 import { $ } from "./page.js";
 import { renderMoves } from "./moves.js";
 import {
@@ -52,6 +53,9 @@ export function render(model, page) {
   const recent = model.announcements.filter((item) => item.version >= live.version - 3);
   $("announcements").replaceChildren(...recent.map((item) => el("p", {}, item.text)));
   $("move-input").disabled = seat === null;
+  renderLegalList(canPlay ? live.view.legal || [] : []);
+  showTurn(`${model.facts.title || model.facts.game} — boardlab`,
+    seat !== null && !live.view.terminal);
   const playing = held.length > 0 && !live.view.terminal;
   $("move-form").hidden = !playing;
   document.querySelector(".board-column").classList.toggle("compact", !playing);
@@ -73,9 +77,22 @@ function renderBoard(model, board, view, canPlay) {
       if (!pickable[kind].size) for (const value of starts[kind]) pickable[kind].add(value);
     }
   }
+  const overlay = $("score-overlay");
+  $("score-overlay-label").hidden = !(view.board && view.board.score);
   board.update(view, { pickable, selected: canPlay ? picks : [], hints: analysisHints(model),
-    showPickable: true });
+    showPickable: true, overlay: overlay.checked, preview: canPlay ? previewPiece(model) : null });
   $("board").classList.toggle("inactive", !canPlay);
+}
+
+/** The piece a click on an empty cell would place now: the piece picked so far, else the
+ *  one piece the acting seat owns (null: none, or several). */
+function previewPiece(model) {
+  const picked = model.gesture.picks.find((pick) => pick.kind === "piece");
+  if (picked) return picked.value;
+  const name = seatName(model, actingSeat(model));
+  const own = Object.entries(model.facts.board.pieces || {})
+    .filter(([, piece]) => piece.owner === name);
+  return own.length === 1 ? own[0][0] : null;
 }
 
 /** The line beside the buttons: the move to confirm, or the picks so far with the complete
@@ -173,4 +190,13 @@ function renderPassDevice(model, seat) {
   overlay.hidden = !show;
   $("board-wrap").classList.toggle("hidden-board", show);
   if (show) $("pass-device-text").textContent = `Pass the device to ${seatName(model, seat)}.`;
+}
+
+/** The typed move's completions: the legal moves' notation (#legal-moves, a datalist). */
+function renderLegalList(legal) {
+  const list = $("legal-moves");
+  const key = legal.join("\n");
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...legal.map((move) => el("option", { value: move })));
 }
