@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from harness import SCREENSHOTS
 from secret_specs import SEED
 
 TWO = ["human", "human"]
@@ -282,6 +283,7 @@ def test_the_score_overlay_shows_the_points_the_score_counts(server, open_page):
         "nodes => nodes.map(n => [n.dataset.score, n.dataset.scoreCell])")
     assert sorted(map(tuple, shown)) == sorted((side, cell) for side, cells in points.items()
                                                for cell in cells)
+    clients[0].screenshot("rumbo-score")
     page.reload()                                   # kept per browser
     clients[0].wait_ready()
     assert page.locator("#score-overlay").is_checked()
@@ -344,6 +346,8 @@ def test_a_phone_reaches_resign_undo_and_chat_without_scrolling(server, open_pag
     for selector in ("#resign", "#undo"):
         page.locator(selector).wait_for(state="visible")
         in_view(selector)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "phone-actions.png"))
     page.locator("#tab-chat").click()
     assert page.locator("#resign").bounding_box()["y"] > PHONE["height"] or \
         not page.locator("#actions").evaluate("n => n.classList.contains('drawn')")

@@ -4,6 +4,7 @@
 // button that shows the position after it. And the replay buttons.
 
 import { el } from "../api.js";
+import { OWNER_COLOURS } from "../boards/grid-pieces.js";
 import { seatsOf } from "../boards/track-seats.js";
 import { $ } from "./page.js";
 
@@ -27,6 +28,15 @@ export function turnsOf(model, history) {
     else turns.push({ side, seat, entries: [{ index, text }] });
   });
   return turns;
+}
+
+/** Each seat's colour: its owner marks' on a board that marks owners (as the board's legend
+ *  shows them), else the track's seat tone. */
+function seatTones(view) {
+  const owners = Object.keys(((view.board || {}).marks) || {})
+    .filter((name) => name.startsWith("owner:")).map((name) => name.slice("owner:".length));
+  return seatsOf(view).map((seat) => (owners.includes(seat.name)
+    ? OWNER_COLOURS[owners.indexOf(seat.name) % OWNER_COLOURS.length] : seat.tone));
 }
 
 function turnRow(turn, number, tones, actions) {
@@ -59,7 +69,7 @@ export function renderMoves(model, actions) {
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
   if (list.dataset.key !== key) {
     list.dataset.key = key;
-    const tones = seatsOf(model.live.view).map((seat) => seat.tone);
+    const tones = seatTones(model.live.view);
     list.replaceChildren(...turnsOf(model, history).map((turn, i) =>
       turnRow(turn, i + 1, tones, actions)));
   }

@@ -50,8 +50,8 @@ export function wireSoundSwitch(button) {
   const show = () => {
     const on = !muted();
     button.setAttribute("aria-pressed", on ? "true" : "false");
-    button.textContent = on ? "sound on" : "sound off";
-    button.title = on ? "turn the sounds off" : "turn the sounds on";
+    button.textContent = on ? "♪ on" : "♪ off";
+    button.title = on ? "sounds on: click to turn them off" : "sounds off: click to turn them on";
   };
   button.addEventListener("click", () => {
     localStorage.setItem(KEY, muted() ? "on" : "off");
