@@ -275,6 +275,7 @@ def test_the_score_overlay_shows_the_points_the_score_counts(server, open_page):
         if sum(len(cells) for cells in points.values()) >= 3:
             break
     page, points = clients[0].page, clients[0].view()["board"]["score"]["points"]
+    assert "capture" in played(clients[0])          # the claims sounded as such
     toggle = page.locator("#score-overlay")
     assert page.locator("#score-overlay-label").is_visible()
     assert page.locator("#board .score-area").count() == 0
