@@ -18,3 +18,18 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m boardlab.warmup       # compile the game engines once, not at first use
   touch "$stamp"
 fi
+# The browser tests' accessibility checker (axe-core, an npm package) into
+# tests/browser/node_modules (ignored by git), from its lock file; without npm the
+# accessibility tests skip.
+if [[ "${1:-}" == *test* ]]; then
+  axe=tests/browser/node_modules/axe-core/axe.min.js
+  if [ ! -f "$axe" ] || [ tests/browser/package-lock.json -nt "$axe" ]; then
+    if command -v npm >/dev/null; then
+      echo "installing axe-core into tests/browser/node_modules ..." >&2
+      npm ci --prefix tests/browser --no-audit --no-fund --silent || \
+        echo "setup-env: npm could not install axe-core: the accessibility tests will skip" >&2
+    else
+      echo "setup-env: no npm: the accessibility tests will skip (apt-get install npm)" >&2
+    fi
+  fi
+fi

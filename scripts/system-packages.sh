@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages the whole test suite uses, when they are missing: the
 # PostgreSQL server (the tests start a throw-away one), a C compiler (the C example
-# engine) and Chromium (the browser tests, driven by Playwright at /usr/bin/chromium).
+# engine), Chromium (the browser tests, driven by Playwright at /usr/bin/chromium) and npm
+# (axe-core, their accessibility checker).
 # Needs root and apt-get; elsewhere it says what is missing and the tests that need it
 # skip, saying why. The package lists are fetched once, only when something is missing.
 set -euo pipefail
@@ -14,6 +15,9 @@ if ! command -v cc >/dev/null; then
 fi
 if [ ! -x /usr/bin/chromium ]; then
   missing+=(chromium)
+fi
+if ! command -v npm >/dev/null; then
+  missing+=(npm)           # axe-core for the browser tests' accessibility checks
 fi
 [ "${#missing[@]}" -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then

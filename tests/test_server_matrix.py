@@ -140,6 +140,8 @@ MESSAGES = {
              "forbidden", "forbidden"),
     "spectator_chat": ({"type": "spectator_chat", "on": True}, "forbidden", ("ok", "sync")),
     "look": ({"type": "look", "at": 1}, ("ok", "position"), ("ok", "position")),
+    "explain": ({"type": "explain", "seat": 0, "picks": [{"kind": "cell", "value": "a1"}]},
+                "forbidden", "forbidden"),
 }
 
 

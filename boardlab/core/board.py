@@ -9,7 +9,9 @@ fills the ``board`` block of each view in the same shape. Three kinds:
     (a torus wraps: the cell right of the last column is the first column's);
     block: ``{"kind", "cells": [piece code or None, same order], "marks": {...}}``
     where ``marks`` maps a mark name (``last``, ``owner:vertical``, ``secret``) to
-    the cell names it marks.
+    the cell names it marks; optionally ``"score": {"points": {side: [cell names]}}``,
+    the points each side's score counts now, as the rules count them (a page overlays
+    them on request).
 ``track``
     description: ``{"kind", "cells": [space names, start first], "symbols": [symbol
     per cell or None], "pieces": {...}, "gestures": [...], "buttons": [...]}`` and
@@ -22,7 +24,8 @@ fills the ``board`` block of each view in the same shape. Three kinds:
     because each game deals its own), ``hand`` (seat name → cards by code, or only
     a count where the viewer may not see them), ``pile`` (cards left), ``discard``
     (cards by code), ``face_up`` (the upcoming cards lying face up, where the game
-    has such a row), ``actions_left`` (this turn) and ``discarding``.
+    has such a row), ``actions_left`` (this turn), ``discarding`` and ``last`` (the cell
+    indices the last move took a token from and to, when it moved one).
 
 A **gesture** says how clicks make a move: ``{"name", "picks": [what each click
 picks: "cell", "piece", "card", "token", "number"], "template": "{0}{1}"}``. A
@@ -115,6 +118,9 @@ def check_block(description: dict[str, Any], block: dict[str, Any]) -> list[str]
         for mark, marked in (block.get("marks") or {}).items():
             if not set(marked) <= names:
                 problems.append(f"mark {mark!r} names cells not on the board")
+        for side, points in ((block.get("score") or {}).get("points") or {}).items():
+            if not set(points) <= names:
+                problems.append(f"the score's points of {side!r} are not on the board")
     else:
         size = len(description["cells"])
         for seat, tokens in (block.get("tokens") or {}).items():

@@ -372,6 +372,14 @@ class State:
         """Why ``action`` is illegal here, or None when it is legal."""
         return None if action in self.legal_actions() else "not a legal move here"
 
+    def pick_reason(self, seat: int, picks: list[tuple[str, str]]) -> str | None:
+        """Why the clicks ``[(kind, value), ...]`` of one gesture (see core/board.py; the
+        last one new) of ``seat`` begin no legal move now, or None when some legal move
+        begins with them: the reasons :meth:`illegal_reason` gives for the moves they
+        could still make (core/picks.py). A game may say it better."""
+        from .picks import pick_reason
+        return pick_reason(self, seat, picks)
+
     def _action_text(self, action: int) -> str:
         """The notation of an action in range (the game's part of action_to_string)."""
         raise NotImplementedError

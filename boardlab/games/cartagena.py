@@ -512,6 +512,8 @@ class CartagenaState(KernelState):
                 return f"you have no token at {x}"
             if x == game.L + 1:
                 return "tokens in the boat stay there (retreat_from_end is off)"
+            if x == 0:
+                return "a pirate on the start cannot move back"
             return "no space behind it with 1 or 2 tokens can be reached"
         if kind == K.END:
             return "'end' only ends a turn after at least one action"
@@ -522,6 +524,8 @@ class CartagenaState(KernelState):
 
     def _apply(self, action: int) -> None:
         game = self.game
+        seat = int(self.buf[K.M_TO_MOVE])
+        before = self.mine(seat).copy()
         if self.knowledge is None:
             K.apply_logged(self.buf, game.cfg, action, self._log)
             if self.sampled_for is not None:     # a sample played on: no longer its view
@@ -532,6 +536,10 @@ class CartagenaState(KernelState):
                     getattr(knowledge, event)(*args)
         if self._log[0]:                         # a card was drawn (see undo_floor)
             self.drew_at = len(self.history) + 1
+        moved = self.mine(seat) - before
+        # the last move's token, from where to where (the track block's "last")
+        self.moved = (len(self.history), int(np.argmin(moved)), int(np.argmax(moved))) \
+            if moved.any() else None
 
     # A searcher's walk (MCTS._iterate_listed): the legal actions in an array, and a move
     # that gives the next ones in the same kernel call (the rules of apply and legal)
@@ -732,7 +740,8 @@ class CartagenaState(KernelState):
         """The track block: tokens by seat name (0 the start, L+1 the boat), the symbols
         of this deal's track, each hand as ``seat`` may see it (cards by symbol, or only
         a count), the pile size, the discards, the face-up row (Tortuga, Hispaniola)
-        and the actions left this turn (0 while discarding and at the end)."""
+        and the actions left this turn (0 while discarding and at the end); ``last``: the
+        cells the last move took a token from and to (when it moved one)."""
         game, names = self.game, self.game.seat_names
         running = not self.is_terminal() and not self.buf[K.M_DISCARDING]
         block = {
@@ -749,6 +758,9 @@ class CartagenaState(KernelState):
         }
         if game.cfg[K.C_ROW]:
             block["face_up"] = self.face_up()
+        moved = self.__dict__.get("moved")
+        if moved is not None and moved[0] == len(self.history) - 1:
+            block["last"] = list(moved[1:])
         return block
 
     def _knowledge_data(self, seat: int | None) -> dict | None:

@@ -253,6 +253,8 @@ def public_from_view(state, view: dict) -> None:
     # which step back drew a card is not in the view: every one counts (undo stays safe)
     state.drew_at = max([i + 1 for i, a in enumerate(actions)
                          if a != RESIGN and K.decode(game.cfg, a)[0] == K.BACK], default=0)
+    last = (view.get("board") or {}).get("last")      # the last move's token, as shown
+    state.moved = (len(actions) - 1, *last) if last else None
 
 
 def movers(game, actions: list[int], first: int, resigner: int | None) -> tuple[list[int], int]:

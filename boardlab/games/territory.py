@@ -565,7 +565,8 @@ class TerritoryState(KernelState):
         return {"vertical": v / 2, "horizontal": h / 2}
 
     def board_view(self, seat: int | None) -> dict:
-        """Stones by cell; claimed stones marked with their owner; the last placement."""
+        """Stones by cell; claimed stones marked with their owner; the last placement; the
+        points each side's score counts (``score``)."""
         n, names, order = self.game.n, self.game.cell_names, self.game.draw_order
         board, owners = self.board.tolist(), self.claim_owner_map().tolist()
         cells = [COLOURS[board[c]] if board[c] else None for c in order]
@@ -576,7 +577,17 @@ class TerritoryState(KernelState):
             kind, cell, _ = self.kernel.decode(n, self.history[-1].action)
             if kind == self.kernel.PLACE:
                 marks["last"] = [point_name(cell, n)]
-        return {"kind": "square", "cells": cells, "marks": marks}
+        return {"kind": "square", "cells": cells, "marks": marks,
+                "score": self.score_block(owners)}
+
+    def score_block(self, owners: list[int]) -> dict:
+        """Who owns which points now, as the score counts them (the stones of each side's
+        claimed groups, ``owners``: claim_owner_map): the board block's ``score``, which a
+        page may overlay (the scores with komi are the view's ``scores``; lists only, so
+        that the networks' encoding of a view is what it was)."""
+        names, order = self.game.cell_names, self.game.draw_order
+        return {"points": {side: [names[i] for i, c in enumerate(order) if owners[c] == s]
+                           for s, side in enumerate(SIDES)}}
 
     # Text rendering (for terminals) --------------------------------------------
     def render(self, colour: bool = False, seat: int | None = None) -> str:

@@ -94,7 +94,10 @@ FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
     "chat": ({"channel": str, "text": str}, {"seat": int}),
     "spectator_chat": ({"on": bool}, {}),
     "look": ({"at": int}, {}),
+    "explain": ({"seat": int, "picks": list}, {}),
 }
+MAX_PICKS = 8              # clicks of one gesture an "explain" message may name
+PICK_KINDS = ("cell", "piece", "card", "token")
 
 #: the first character of the server's own log entries (never of a client's move)
 SERVER_ENTRY = "!"
@@ -127,6 +130,7 @@ class Message:
     text: str | None = None
     on: bool | None = None
     at: int | None = None
+    picks: tuple[tuple[str, str], ...] | None = None
 
 
 T = TypeVar("T")
@@ -217,6 +221,8 @@ def parse(frame: str | bytes | None) -> Message:
                             f"{', '.join(FIELDS)}")
     kind = data.pop("type")
     _check_fields(kind, data)
+    if "picks" in data:
+        data["picks"] = tuple((pick["kind"], pick["value"]) for pick in data["picks"])
     return Message(kind, **data)
 
 
@@ -240,6 +246,8 @@ def _check_value(kind: str, name: str, value, expected: type) -> None:
         raise ProtocolError("bad_message", f"{kind!r} message: {name} must be a string")
     if expected is bool and not isinstance(value, bool):
         raise ProtocolError("bad_message", f"{kind!r} message: {name} must be true or false")
+    if expected is list:
+        _check_picks(kind, value)
     if name == "channel" and value not in CHANNELS:
         raise ProtocolError("bad_message", f"a chat channel is one of {', '.join(CHANNELS)}")
     if name == "move" and not 0 < len(value) <= MAX_MOVE:
@@ -250,3 +258,12 @@ def _check_value(kind: str, name: str, value, expected: type) -> None:
         raise ProtocolError("bad_message", "a key has 1 to 64 characters from A-Z a-z 0-9 "
                             "._:-")
 
+
+def _check_picks(kind: str, value) -> None:
+    """A gesture's clicks: 1 to MAX_PICKS objects ``{"kind", "value"}``."""
+    if not isinstance(value, list) or not 0 < len(value) <= MAX_PICKS or not all(
+            isinstance(pick, dict) and set(pick) == {"kind", "value"} and
+            pick["kind"] in PICK_KINDS and isinstance(pick["value"], str) and
+            0 < len(pick["value"]) <= MAX_MOVE for pick in value):
+        raise ProtocolError("bad_message", f"{kind!r} message: picks are 1 to {MAX_PICKS} "
+                            f"objects {{kind: {' | '.join(PICK_KINDS)}, value: text}}")

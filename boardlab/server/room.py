@@ -30,6 +30,7 @@ from .ai_seats import AiSeats
 from .chat import Chat
 from .clients import Client
 from .events import Announce, ChatLine, Events, Reply, Send, Sync, Tell, Update
+from .explain import Explainer
 from .log_entries import DRAW, RESIGN, TIMEOUT, Kind, LogEntry, move, perform, undo
 from .messages import Message, ProtocolError, required
 from .offers import Drawer, Offers, Rematcher, Takebacker
@@ -76,7 +77,7 @@ class Room:
             "offer_draw": self.drawer.on_offer, "decline_draw": self.drawer.on_decline,
             "rematch": self.rematcher.on_rematch, "sync": self._on_sync,
             "chat": self.chat.on_chat, "spectator_chat": self.chat.on_spectator_chat,
-            "look": self.positions.on_look}
+            "look": self.positions.on_look, "explain": Explainer(self).on_explain}
         self.rebuild(actions)
 
     # The log ------------------------------------------------------------------------------
@@ -395,12 +396,16 @@ class Room:
                      "seats": list(client.seats), "view": view, "lines": lines,
                      "clock": self.clock, **self._extras(), "chat": self.chat.synced(client)})
 
+    def movers(self) -> list[int | None]:
+        """Who made each history entry: its seat, None for the game's own (chance)."""
+        return [seat if seat >= 0 else None for seat, _ in self.driver.state.history]
+
     def _extras(self) -> dict:
         """What sync and update messages carry beside the view: the standing draw offer
         (a team name) and, with a clock, the seconds the acting seats have used so far
         in this turn (``view["clocks"]`` is their clock when the turn began)."""
         extras: dict[str, Any] = {"draw_offer": self.drawer.standing(),
-                                  "rematch": self.rematch}
+                                  "rematch": self.rematch, "movers": self.movers()}
         if self.timed:
             extras["elapsed"] = self.turns.elapsed()
         return extras

@@ -1,11 +1,14 @@
 """The game page's layout: on a phone-sized screen the seats, their clocks and whose turn
 show above the board, and the whole board fits the screen; on a laptop the whole board
-fits too. The game's own status lines (`lines` beside the view) show under the status."""
+fits too. The game's own status lines (`lines` beside the view) show under the status. Each
+game's end is drawn on a laptop and on a phone (docs/screenshots/*-end.png, *-phone.png)."""
 import json
+import random
 
 import pytest
 
-from secret_specs import SEED
+from harness import SCREENSHOTS, play_to_end
+from secret_specs import CARTAGENA, SEED
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
@@ -74,3 +77,25 @@ def test_the_game_s_own_status_lines_show_under_the_status(server, open_page):
     page.locator("#lines.own li").first.wait_for()
     assert page.locator("#lines.own li").all_text_contents() == lines
     assert page.locator("#lines b").count() == 0               # text, never HTML
+
+
+# Screenshots of each game at its end, on a laptop and on a phone --------------------------
+SMALL_PHONE = {"width": 375, "height": 740}
+ENDS = {"carteso(size=5)": "carteso", "rumbo(size=5)": "rumbo", CARTAGENA: "cartagena",
+        "ctor(size=8,max_turns=6)": "ctor"}
+
+
+@pytest.mark.parametrize("spec", list(ENDS))
+def test_each_game_s_end_is_drawn_on_a_laptop_and_a_phone(server, open_page, spec):
+    seats = len(server.http.get("/api/facts", params={"spec": spec}).json()["seats"])
+    game = server.create(spec, ["human"] * seats, seed=SEED)
+    players = [open_page(seat["page"], seat["name"]) for seat in game["seats"]]
+    play_to_end(players, random.Random(21))
+    page = players[0].page
+    page.locator("#result").wait_for(state="visible")
+    players[0].screenshot(f"{ENDS[spec]}-end")
+    page.set_viewport_size(SMALL_PHONE)
+    board = box(page, "#board")
+    assert board["x"] >= 0 and board["x"] + board["width"] <= SMALL_PHONE["width"]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= SMALL_PHONE["width"]
+    page.screenshot(path=str(SCREENSHOTS / f"{ENDS[spec]}-phone.png"))

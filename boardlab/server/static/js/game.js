@@ -11,14 +11,19 @@ import { renderers } from "./boards/index.js";
 import { Connection } from "./connection.js";
 import * as gestures from "./gestures.js";
 import { analyse } from "./game/analysis.js";
+import { armButton } from "./game/arm.js";
+import { play, played, wireSoundSwitch } from "./game/sounds.js";
 import { wireChat } from "./game/chat.js";
 import { startTicking } from "./game/clock.js";
 import { createController } from "./game/controller.js";
 import { loadReview, requestReview } from "./game/review.js";
+import { wireDrawer } from "./game/drawer.js";
+import { wireKeys } from "./game/keys.js";
 import * as m from "./game/model.js";
 import { $, say } from "./game/page.js";
 
 const CONFIRM_KEY = "boardlab.confirmMoves";
+const OVERLAY_KEY = "boardlab.scoreOverlay";
 
 const model = m.createModel(
   decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || ""),
@@ -34,15 +39,25 @@ function wireMoves() {
     $("move-input").value = "";
     page.sendMove(move, { confirmed: true });
   });
+  const overlay = $("score-overlay");
+  overlay.checked = localStorage.getItem(OVERLAY_KEY) === "1";
+  overlay.addEventListener("change", () => {
+    localStorage.setItem(OVERLAY_KEY, overlay.checked ? "1" : "0");
+    page.redraw();
+  });
   const confirm = $("confirm-moves");
   confirm.checked = localStorage.getItem(CONFIRM_KEY) === "1";
   confirm.addEventListener("change",
     () => localStorage.setItem(CONFIRM_KEY, confirm.checked ? "1" : "0"));
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
+  wireKeys({
+    at: () => (model.live ? m.shownAt(model) : null),
+    last: () => (model.live ? (model.live.view.history || []).length : 0),
+    lookAt: page.lookAt,
+    backToLive: page.backToLive,
+    escape: () => {
       page.clearPicks();
       say("");
-    }
+    },
   });
   $("back-to-live").addEventListener("click", page.backToLive);
   $("replay-first").addEventListener("click", () => page.lookAt(0));
@@ -57,10 +72,7 @@ function wireOffers() {
     const seat = m.actingSeat(model) ?? m.ownSeat(model);
     page.connection().act({ type, seat });
   };
-  $("resign").addEventListener("click", () => {
-    if ($("confirm-moves").checked && !window.confirm("Resign this game?")) return;
-    act("resign")();
-  });
+  armButton($("resign"), act("resign"), "click again to resign");
   $("undo").addEventListener("click", act("undo"));
   $("accept-draw").addEventListener("click", act("accept_draw"));
   const plain = (type) => () => page.connection().send({ type, seat: m.ownSeat(model) });
@@ -94,6 +106,8 @@ function wireRest() {
     page.redraw();
   });
   wireChat(model, page.sendSpecial);
+  wireSoundSwitch($("sound"));
+  wireDrawer();
   window.addEventListener("hashchange", () => location.reload());
 }
 
@@ -109,13 +123,13 @@ function exposeState() {
       return gestures.picksFor(all, move);
     },
     connection: page.connection,
+    sounds: played,
   };
 }
 
 /** Show the game's facts (title, spec, rules, notation, gesture help). */
 function showFacts(game) {
   const facts = game.facts;
-  document.title = `${facts.title || facts.game} — boardlab`;
   $("title").textContent = facts.title || facts.game;
   $("spec").textContent = game.spec;
   $("rules").textContent = facts.rules || "";
@@ -149,7 +163,7 @@ async function start() {
     onMessage: page.onMessage, banner: $("banner") });
   page.attach(board, connection);
   connection.open();
-  startTicking(model);
+  startTicking(model, () => play("low"));
 }
 
 start();

@@ -3,6 +3,7 @@
 // and hand out the seat links; list the live and finished games.
 
 import { copyText, createGame, el, getCatalog, getFacts, listGames } from "./api.js";
+import { startMyGames } from "./my-games.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -291,6 +292,7 @@ async function start() {
   $("options-form").addEventListener("submit", (event) => event.preventDefault());
   $("clock-kind").addEventListener("change", () => { $("clock-fields").hidden = $("clock-kind").value === "none"; });
   $("create").addEventListener("click", create);
+  startMyGames();
   await Promise.all([pickGame(state.catalog.games[0].name), refreshGames()]);
   performance.mark("boardlab:lobby-ready");     // the form and the games list are drawn
   setInterval(refreshGames, 4000);

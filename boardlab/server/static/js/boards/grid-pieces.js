@@ -16,7 +16,7 @@ const PALETTE = [NAMED_COLOURS.blue, NAMED_COLOURS.orange, NAMED_COLOURS.green,
 
 /** Owner marks differ by shape (and colour): the n-th owner gets the n-th shape. */
 const OWNER_SHAPES = ["square", "triangle", "circle", "diamond"];
-const OWNER_COLOURS = ["#1f7a8c", "#c0582b", "#6b4fa0", "#4f7a28"];
+export const OWNER_COLOURS = ["#1f7a8c", "#c0582b", "#6b4fa0", "#4f7a28"];
 
 /** Unit outlines of the polygon marks (a circle and a square are drawn as such). */
 const OUTLINES = {

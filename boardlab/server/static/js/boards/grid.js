@@ -3,7 +3,7 @@
 // the wrapped cells around the edge. Interface: docs/web-app.md, "The renderer interface".
 // What goes in a cell (pieces, marks, the legend) is drawn by grid-pieces.js.
 
-import { drawLegend, drawMarks, drawPiece, pieceColours } from "./grid-pieces.js";
+import { OWNER_COLOURS, drawLegend, drawMarks, drawPiece, pieceColours } from "./grid-pieces.js";
 import { clickOnKeys, isPickable, isSelected, svg, svgText, title } from "./svg.js";
 
 const CELL = 100;
@@ -74,7 +74,9 @@ export function createBoard(root, description, handlers) {
     rx: 10, class: "board-frame" }, board);
   const wrapLayer = svg("g", { class: "wrap-layer" }, board);
   const cellLayer = svg("g", { class: "cell-layer" }, board);
+  const scoreLayer = svg("g", { class: "score-layer", "aria-hidden": "true" }, board);
   const pieceLayer = svg("g", { class: "piece-layer" }, board);
+  const ghostLayer = svg("g", { class: "ghost-layer", "aria-hidden": "true" }, board);
   const markLayer = svg("g", { class: "mark-layer" }, board);
   const labelLayer = svg("g", { class: "coordinates" }, board);
 
@@ -103,6 +105,8 @@ export function createBoard(root, description, handlers) {
     if (!coords) svgText(group, { x: x + 8, y: y + 22, class: "cell-name" }, name);
     group.addEventListener("click",
       () => handlers.pick({ kind: group.dataset.pickKind, value: name }));
+    group.addEventListener("pointerenter", () => preview(name));
+    group.addEventListener("pointerleave", () => ghostLayer.replaceChildren());
     clickOnKeys(group);
     cellNodes.set(name, group);
   });
@@ -196,10 +200,47 @@ export function createBoard(root, description, handlers) {
     }
   }
 
+  let shown = { content: [], ui: {} };      // the last update's, for the hover preview
+
+  /** The piece the next click would place (`ui.preview`), faint, on the empty cell under
+   *  the pointer when a click there may pick it. */
+  function preview(name) {
+    ghostLayer.replaceChildren();
+    const code = shown.ui.preview;
+    const index = indexOf.get(name);
+    const here = shown.content[index];
+    if (!code || (here !== null && here !== undefined) ||
+        !isPickable(shown.ui, ["cell", "token"], name)) return;
+    const { x, y } = centre(index);
+    const ghost = drawPiece(ghostLayer, code, x, y, colours, codes, pieceLabel(code));
+    ghost.classList.add("ghost");
+    ghost.dataset.ghost = name;
+  }
+
+  /** The score overlay (`ui.overlay` and the block's `score`): each side's counted points
+   *  tinted in its owner colour. */
+  function drawScore(score, on) {
+    scoreLayer.replaceChildren();
+    if (!on || !score || !score.points) return;
+    Object.entries(score.points).forEach(([side, points], s) => {
+      for (const name of points) {
+        const index = indexOf.get(name);
+        if (index === undefined) continue;
+        const { x, y } = centre(index);
+        svg("rect", { x: x - CELL / 2 + 3, y: y - CELL / 2 + 3, width: CELL - 6,
+          height: CELL - 6, rx: 8, class: "score-area", fill: OWNER_COLOURS[s % 4],
+          "data-score": side, "data-score-cell": name }, scoreLayer);
+      }
+    });
+  }
+
   function update(view, ui) {
     const block = view.board || {};
     const content = block.cells || [];
     const marks = block.marks || {};
+    shown = { content, ui };
+    ghostLayer.replaceChildren();
+    drawScore(block.score, Boolean(ui.overlay));
     drawPieces(content);
     markLayer.replaceChildren();
     const owners = drawMarks(markLayer, marks, place, CELL);

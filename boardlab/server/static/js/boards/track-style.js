@@ -41,11 +41,14 @@ const CSS = `
 .track-board .card .card-glyph { font-size: 1.5rem; line-height: 1;
   font-family: "DejaVu Sans", system-ui, sans-serif; }
 .track-board .card.small .card-glyph { font-size: 1.1rem; }
-.track-board .card .card-code { font-size: .7rem; color: #8a7f6a; }
+.track-board .card .card-code { font-size: .7rem; color: #675d4a; }
 .track-board .card .card-count { position: absolute; top: -.45rem; right: -.45rem;
   min-width: 1.1rem; height: 1.1rem; border-radius: .55rem; background: #4a4338; color: #fff;
   font-size: .7rem; font-weight: 700; line-height: 1.1rem; text-align: center; padding: 0 .2rem; }
 .track-board button.card { cursor: default; }
+.track-board rect.last-to, .track-board rect.last-from { fill: none; stroke: #e0452b; stroke-width: 3.5;
+  pointer-events: none; }
+.track-board rect.last-from { stroke-dasharray: 6 4; stroke-width: 2.5; }
 .track-board button.card.pickable { cursor: pointer; border-color: #2f7a6b; border-width: 2.5px;
   box-shadow: 0 0 0 2px #cfe7e0; }
 .track-board button.card.selected { background: #f7e7a8; border-color: #8a6d00;
@@ -57,7 +60,7 @@ const CSS = `
 .track-board .seats li.acting::after { content: "◀ to play"; font-size: .75rem;
   font-weight: 400; color: #2f7a6b; }
 .track-board .seat-shape { width: 1.05rem; height: 1.05rem; flex: none; }
-.track-board .muted { color: #8a7f6a; }
+.track-board .muted { color: #5f5645; }
 .track-board .turn.discarding { color: #a23b2c; font-weight: 600; }
 .track-board .legend { display: flex; flex-wrap: wrap; gap: .2rem .9rem; margin: .5rem 0 0;
   padding: 0; list-style: none; font-size: .85rem; color: #5a5040; }

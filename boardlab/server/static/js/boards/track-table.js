@@ -19,7 +19,10 @@ export function createTable(symbols, cells, labels) {
     const node = html(pick ? "button" : "span", { class: `card${small ? " small" : ""}` }, parent);
     if (pick) {
       node.type = "button";
-      node.disabled = !markPickTarget(node, "card", code, ui);
+      // Not disabled: a click on a card that plays no move now gets its reason.
+      const can = markPickTarget(node, "card", code, ui);
+      node.classList.toggle("unavailable", !can);
+      node.setAttribute("aria-disabled", can ? "false" : "true");
     }
     node.title = count === null ? nameOf(code) : `${nameOf(code)} × ${count}`;
     html("span", { class: "card-glyph", style: `color:${toneOf(code)}` }, node, glyphOf(code));

@@ -87,7 +87,8 @@ export function createBoard(root, description, handlers) {
 
   function onClick(event) {
     const target = event.target.closest("[data-pick-kind][data-pick]");
-    if (!target || !root.contains(target) || !target.classList.contains("pickable")) return;
+    // Every pick target goes to the page, pickable or not: a refused click gets its reason.
+    if (!target || !root.contains(target)) return;
     event.preventDefault();
     handlers.pick({ kind: target.dataset.pickKind, value: target.dataset.pick });
   }
@@ -204,6 +205,7 @@ export function createBoard(root, description, handlers) {
     const onCell = tokensByCell(block, seats);
     const cellsPickable = Boolean(ui.pickable && ui.pickable.cell && ui.pickable.cell.size);
 
+    const [lastFrom, lastTo] = Array.isArray(block.last) ? block.last : [null, null];
     cells.forEach((name, i) => {
       const centre = centres[i];
       const group = svg("g", { class: `cell${labels[name] ? " end" : ""}`, "data-cell": name },
@@ -211,6 +213,14 @@ export function createBoard(root, description, handlers) {
       if (cellsPickable) pickTarget(group, "cell", name, ui);
       svg("rect", { x: centre[0] - CELL / 2, y: centre[1] - CELL / 2, width: CELL, height: CELL,
         rx: 8 }, group);
+      // The last move: a dashed ring where its token left, a solid one where it landed.
+      if (i === lastFrom || i === lastTo) {
+        const end = i === lastTo ? "to" : "from";
+        const ring = svg("rect", { x: centre[0] - CELL / 2 + 3, y: centre[1] - CELL / 2 + 3,
+          width: CELL - 6, height: CELL - 6, rx: 6, class: `last-${end}`,
+          "data-mark": `last-${end}` }, group);
+        title(ring, `last move ${end} here`);
+      }
       drawFace(group, name, centre, symbols[i], onCell[i]);
       drawTokens(group, name, centre, onCell[i], seats, ui);
       const hint = ui.hints && ui.hints.get ? ui.hints.get(name) : null;

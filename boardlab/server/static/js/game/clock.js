@@ -54,9 +54,24 @@ export function renderClockBar(model) {
     clockElement(model, name))));
 }
 
-/** Update every clock on the page from the model, five times a second. */
-export function startTicking(model) {
+/** Update every clock on the page from the model, five times a second; `onLow()` once a
+ *  turn when the clock of a held seat that acts falls under LOW_SECONDS. */
+export function startTicking(model, onLow = () => {}) {
+  let warned = null;
   setInterval(() => {
+    const live = model.live;
+    if (live && !live.view.terminal) {
+      for (const seat of heldSeats(model)) {
+        const name = model.facts.seats[seat];
+        const left = clockLeft(model, name);
+        const key = `${live.version}:${name}`;
+        if (left !== null && left < LOW_SECONDS && (live.view.acting || []).includes(name) &&
+            warned !== key) {
+          warned = key;
+          onLow();
+        }
+      }
+    }
     for (const node of document.querySelectorAll("[data-clock]")) {
       const left = clockLeft(model, node.dataset.clock);
       if (left !== null) {

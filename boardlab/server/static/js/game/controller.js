@@ -4,11 +4,12 @@
 // talks to the server.
 
 import { api } from "../api.js";
-import * as gestures from "../gestures.js";
 import { addChat, chatNotice, setChat, wantsSpectatorChat } from "./chat.js";
 import * as m from "./model.js";
 import { $, say } from "./page.js";
+import { rememberGame } from "../my-games.js";
 import { render } from "./render.js";
+import { soundsOf } from "./sounds.js";
 
 const NOT_LIVE = "you are looking at a past position: go back to live to play";
 /** What a chat or look message that the server does not support was for, in words. */
@@ -19,6 +20,7 @@ const SPECIAL_WORDS = { look: "showing past positions", chat: "chat",
 export function createController(model) {
   let board = null;
   let connection = null;
+  let refused = null;      // the last refused click: {picks, version}
   const redraw = () => render(model, { board, actions });
 
   function sendMove(move, { confirmed = false } = {}) {
@@ -89,17 +91,18 @@ export function createController(model) {
     return "it is not your turn";
   }
 
-  /** A click on something pickable on the board (the renderer's `handlers.pick`). */
+  /** A click on the board (the renderer's `handlers.pick`): a legal continuation is
+   *  added to the picks; another is refused, with the game's reason (asked from the server:
+   *  the rules are the game's, never the page's). */
   function onPick(pick) {
     if (!m.interactive(model)) {
       say(whyNot(), "notice");
       return;
     }
+    const picks = [...model.gesture.picks, pick];
     const result = m.picked(model, pick);
     if (result.refused) {
-      const help = gestures.gestureHelp(model.facts.board);
-      say((model.gesture.picks.length ? `${pick.value}: not a legal continuation`
-        : `${pick.value}: not a legal start`) + (help ? ` — ${help}` : ""));
+      explain(picks);
       redraw();
       return;
     }
@@ -111,12 +114,43 @@ export function createController(model) {
     redraw();
   }
 
+  /** Ask the server why `picks` begin no legal move (the answer: an "explanation"); a
+   *  server without "explain": the page's own words. */
+  function explain(picks) {
+    refused = { picks, version: model.live.version };
+    if (model.unsupported.has("explain")) {
+      say(refusedWords());
+      return;
+    }
+    sendSpecial({ type: "explain", seat: m.actingSeat(model),
+      picks: picks.map(({ kind, value }) => ({ kind, value })) });
+  }
+
+  /** The page's own words for the refused click (no reason from the server). */
+  function refusedWords() {
+    const pick = refused.picks[refused.picks.length - 1];
+    return refused.picks.length > 1 ? `${pick.value}: not a legal continuation`
+      : `${pick.value}: not a legal start`;
+  }
+
+  function onExplanation(message) {
+    if (!refused || message.version !== refused.version) return;
+    say(message.reason || refusedWords());
+  }
+
   function onView(message) {
+    const before = model.live;
+    const mineBefore = m.actingSeat(model) !== null;
     const first = m.viewReceived(model, message);
+    soundsOf(before, model.live, m.actingSeat(model) !== null, mineBefore);
     if (message.type === "sync" && Array.isArray(message.chat)) setChat(message.chat);
     // A new connection starts with the spectators' chat off: ask again if the box says on.
     if (message.type === "sync" && first && wantsSpectatorChat() && message.seats.length) {
       sendSpecial({ type: "spectator_chat", on: true });
+    }
+    if (message.type === "sync" && first && model.token && message.seats.length) {
+      rememberGame(model.id, model.token, message.seats.map((s) => m.seatName(model, s)),
+        model.game.spec, model.facts.title || model.facts.game);
     }
     const seat = m.seatToSwitchTo(model);     // hotseat: another held seat acts
     if (seat !== null) connection.sync(seat);
@@ -134,6 +168,7 @@ export function createController(model) {
           const what = SPECIAL_WORDS[unsupported] || unsupported;
           const words = `this server does not offer ${what} yet`;
           if (unsupported === "chat" || unsupported === "spectator_chat") chatNotice(words);
+          else if (unsupported === "explain") say(refused ? refusedWords() : "");
           else say(words, "notice");
         } else say(message.message || "the server did not understand that");
         break;
@@ -202,6 +237,9 @@ export function createController(model) {
         break;
       case "chat":
         addChat(message);
+        break;
+      case "explanation":
+        onExplanation(message);
         break;
       default:
         break;

@@ -16,7 +16,7 @@ export function createModel(id, token) {
     game: null,          // GET /api/games/{id}: seats (kinds), facts
     facts: null,
     live: null,          // the last sync/update: {version, seat, seats, view, draw_offer, rematch,
-                         // clock, elapsed, lines, at}
+                         // clock, elapsed, lines, movers, at}
     look: null,          // {at, view, lines} while showing a past position
     lookWanted: null,    // the position asked for last (a "look" on its way or shown)
     gesture: { entries: [], picks: [], chooser: [], confirm: null },
@@ -86,6 +86,7 @@ export function viewReceived(model, message) {
     clock: sync ? message.clock : previous && previous.clock,
     elapsed: message.elapsed || {},
     lines: Array.isArray(message.lines) ? message.lines : null,   // the game's own status lines
+    movers: Array.isArray(message.movers) ? message.movers : null,  // the seat of each entry
     at: performance.now(),
   };
   if (message.announcements && message.announcements.length) {

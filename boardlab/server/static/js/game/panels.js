@@ -1,7 +1,7 @@
 // The game page's words and side panels, drawn from the model: the status (whose turn, the
 // result), the status lines under it, the players with their clocks, the result, the
-// action buttons (resign, undo, draws, rematch, downloads), the move list and the "looking
-// at a past position" bar. Read-only on the model; clicks call the page's `actions`.
+// action buttons (resign, undo, draws, rematch, downloads) and the "looking at a past
+// position" bar (the move list is moves.js's). Read-only on the model; clicks call the page's `actions`.
 
 import { el } from "../api.js";
 import { clockElement } from "./clock.js";
@@ -159,42 +159,6 @@ export function renderActions(model) {
   if (live.rematch) link.href = `/game/${encodeURIComponent(live.rematch)}`;
   $("download-json").hidden = !over;
   $("download-sgf").hidden = !over || !(model.facts.record_formats || []).includes("sgf");
-}
-
-/** The move list (kept, not redrawn: only new or changed entries), the current one marked
- *  while looking; the replay buttons. */
-export function renderMoves(model, actions) {
-  const list = $("moves");
-  const history = model.live.view.history || [];
-  const current = model.look ? model.look.at : history.length;
-  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
-  if (list.children.length > history.length) list.replaceChildren();
-  history.forEach((entry, index) => {
-    let item = list.children[index];
-    if (!item) {
-      item = el("li", { "data-index": index, tabindex: "0", role: "button" });
-      item.addEventListener("click", () => actions.lookAt(index + 1));
-      item.addEventListener("keydown", (event) => {
-        if (event.key === "Enter" || event.key === " ") {
-          event.preventDefault();
-          actions.lookAt(index + 1);
-        }
-      });
-      list.append(item);
-    }
-    if (item.textContent !== entry) item.textContent = entry;
-    const isCurrent = index + 1 === current && Boolean(model.look);
-    if (isCurrent && !item.classList.contains("current")) {
-      list.scrollTop = Math.max(0, item.offsetTop - list.offsetTop - list.clientHeight / 2);
-    }
-    item.classList.toggle("current", isCurrent);
-  });
-  list.classList.toggle("long", history.some((entry) => entry.length > 9));
-  if (atBottom && !model.look) list.scrollTop = list.scrollHeight;
-  $("replay-first").disabled = current === 0;
-  $("replay-prev").disabled = current === 0;
-  $("replay-next").disabled = !model.look;
-  $("replay-last").disabled = !model.look;
 }
 
 export function renderLooking(model) {

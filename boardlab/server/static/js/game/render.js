@@ -11,10 +11,11 @@ import { renderChatControls } from "./chat.js";
 import { renderClockBar } from "./clock.js";
 import { renderReview, reviewHints } from "./review.js";
 import { actingSeat, heldSeats, interactive, seatName, shownView } from "./model.js";
+import { showTurn } from "./attention.js";
 import { $ } from "./page.js";
+import { renderMoves } from "./moves.js";
 import {
-  renderActions, renderLines, renderLooking, renderMoves, renderPlayers, renderResult,
-  renderStatus,
+  renderActions, renderLines, renderLooking, renderPlayers, renderResult, renderStatus,
 } from "./panels.js";
 
 /**
@@ -54,6 +55,9 @@ export function render(model, page) {
   const recent = model.announcements.filter((item) => item.version >= live.version - 3);
   $("announcements").replaceChildren(...recent.map((item) => el("p", {}, item.text)));
   $("move-input").disabled = seat === null;
+  renderLegalList(canPlay ? live.view.legal || [] : []);
+  showTurn(`${model.facts.title || model.facts.game} — boardlab`,
+    seat !== null && !live.view.terminal);
   const playing = held.length > 0 && !live.view.terminal;
   $("move-form").hidden = !playing;
   document.querySelector(".board-column").classList.toggle("compact", !playing);
@@ -75,9 +79,22 @@ function renderBoard(model, board, view, canPlay) {
       if (!pickable[kind].size) for (const value of starts[kind]) pickable[kind].add(value);
     }
   }
-  const hints = new Map([...analysisHints(model), ...reviewHints(model)]);
-  board.update(view, { pickable, selected: canPlay ? picks : [], hints, showPickable: true });
+  const overlay = $("score-overlay");
+  $("score-overlay-label").hidden = !(view.board && view.board.score);
+  board.update(view, { pickable, selected: canPlay ? picks : [], hints: new Map([...analysisHints(model), ...reviewHints(model)]),
+    showPickable: true, overlay: overlay.checked, preview: canPlay ? previewPiece(model) : null });
   $("board").classList.toggle("inactive", !canPlay);
+}
+
+/** The piece a click on an empty cell would place now: the piece picked so far, else the
+ *  one piece the acting seat owns (null: none, or several). */
+function previewPiece(model) {
+  const picked = model.gesture.picks.find((pick) => pick.kind === "piece");
+  if (picked) return picked.value;
+  const name = seatName(model, actingSeat(model));
+  const own = Object.entries(model.facts.board.pieces || {})
+    .filter(([, piece]) => piece.owner === name);
+  return own.length === 1 ? own[0][0] : null;
 }
 
 /** The line beside the buttons: the move to confirm, or the picks so far with the complete
@@ -175,4 +192,13 @@ function renderPassDevice(model, seat) {
   overlay.hidden = !show;
   $("board-wrap").classList.toggle("hidden-board", show);
   if (show) $("pass-device-text").textContent = `Pass the device to ${seatName(model, seat)}.`;
+}
+
+/** The typed move's completions: the legal moves' notation (#legal-moves, a datalist). */
+function renderLegalList(legal) {
+  const list = $("legal-moves");
+  const key = legal.join("\n");
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...legal.map((move) => el("option", { value: move })));
 }
