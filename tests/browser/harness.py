@@ -202,3 +202,11 @@ def result_shown(client: Client) -> dict:
     winners = result.get_attribute("data-winners") or ""
     return {"winners": sorted(name for name in winners.split(",") if name),
             "draw": result.get_attribute("data-draw") not in (None, "false", "0")}
+
+
+def resign(page) -> None:
+    """Resign on a game page: the first click on #resign arms it, the second resigns."""
+    button = page.locator("#resign")
+    button.click()
+    page.locator('#resign[data-armed="true"]').wait_for()
+    button.click()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from harness import play_to_end
+from harness import play_to_end, resign
 
 SPEC = "carteso(size=5)"
 W, LEFT, RIGHT = 600, 36, 8          # the chart's viewBox width and plot margins (review.js)
@@ -77,7 +77,7 @@ def test_a_resignation_in_a_playable_position_is_marked_with_the_ai_move(server,
     game = server.create(SPEC, ["human", {"ai": "mcts(level=1)"}], seed=434343)
     player = open_page(game["seats"][0]["page"], "player")
     page = player.page
-    page.locator("#resign").click()
+    resign(page)
     page.locator("#review").wait_for(state="visible")
     page.locator("#review-request").click()
     mark = page.locator('#review-chart .review-point[data-at="0"]')

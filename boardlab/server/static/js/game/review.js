@@ -139,7 +139,7 @@ function markItem(review, at, actions) {
 /** The marked moves in the move list (`#moves li[data-index]`): class `review-mark`. */
 function markMoves(review) {
   const marked = new Set(review ? review.marked : []);
-  for (const item of $("moves").children) {
+  for (const item of $("moves").querySelectorAll("li[data-index]")) {
     const at = Number(item.dataset.index);
     item.classList.toggle("review-mark", marked.has(at));
     if (marked.has(at)) item.title = moveWords(review, at);
