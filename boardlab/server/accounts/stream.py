@@ -29,6 +29,7 @@ from ..api_games import game_of
 from ..store import ACTIVE, games, players
 from .challenges import CANCELLED, DECLINED, OPEN, _listed, public
 from .schema import challenges, users
+from .users import now
 
 POLL = 2.0                      # seconds between reads of the database
 KEEPALIVE = 7.0                 # seconds of silence before an empty line
@@ -74,7 +75,9 @@ class Tracker:
 
     def __init__(self, engine: Engine, user_id: int):
         self.engine, self.user_id = engine, user_id
-        self.challenges: dict[str, str] = {}    # open ones told of: id -> challenger/ed
+        self.since = now()                      # declines of the account's challenges
+        self.challenges: dict[str, str] = {}    # open ones told of: id -> in/out
+        self.declined: set[str] = set()         # declines told of
         self.games: set[str] = set()            # running games told of
 
     def poll(self) -> list[dict]:
@@ -82,6 +85,8 @@ class Tracker:
         query = _listed().where(or_(
             and_(challenges.c.status == OPEN,
                  or_(challenges.c.challenger == me, challenges.c.challenged == me)),
+            and_(challenges.c.challenger == me, challenges.c.status == DECLINED,
+                 challenges.c.updated >= self.since),
             challenges.c.id.in_(sorted(self.challenges))))
         with self.engine.connect() as db:
             rows = list(db.execute(query.order_by(challenges.c.created, challenges.c.id)))
@@ -92,11 +97,13 @@ class Tracker:
                 self.challenges[row.id] = role
                 if role == "in":
                     events.append({"type": "challenge", "challenge": public(row)})
-            elif row.status != OPEN and row.id in self.challenges:
-                del self.challenges[row.id]
-                if role == "in" and row.status == CANCELLED:
+            elif row.status != OPEN:
+                told = self.challenges.pop(row.id, None)
+                if told == "in" and row.status == CANCELLED:
                     events.append({"type": "challengeCanceled", "challenge": public(row)})
-                elif role == "out" and row.status == DECLINED:
+                elif role == "out" and row.status == DECLINED and \
+                        row.id not in self.declined:
+                    self.declined.add(row.id)
                     events.append({"type": "challengeDeclined", "challenge": public(row)})
         found = games_of(self.engine, me, self.games)
         held = players_of(self.engine, found)
