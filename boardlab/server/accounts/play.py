@@ -3,9 +3,9 @@ and the event stream, and the hub's end listener that wakes the streams (app.py 
 them)."""
 from __future__ import annotations
 
-from . import bots, challenges, stream
+from . import bots, challenges, seeks, stream
 
-ROUTES = [*bots.ROUTES, *challenges.ROUTES, *stream.ROUTES]
+ROUTES = [*bots.ROUTES, *challenges.ROUTES, *seeks.ROUTES, *stream.ROUTES]
 
 
 def end_listener(app):
