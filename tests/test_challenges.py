@@ -112,5 +112,7 @@ def test_a_house_bot_accepts_at_once_and_its_rated_game_moves_both_ratings(three
     bot = alice.get("/api/users/ai-3").json()["ratings"]["carteso-5"]
     person_ = alice.get("/api/users/alice").json()["ratings"]["carteso-5"]
     assert bot["rating"] > 1500 > person_["rating"] and bot["games"] == 1
+    history = alice.get("/api/users/ai-3").json()["history"]
+    assert [point["rating"] for point in history["carteso-5"]] == [bot["rating"]]
     board = alice.get("/api/leaderboard/carteso-5").json()["players"]
     assert [(p["username"], p["bot"]) for p in board] == [("ai-3", True), ("alice", False)]

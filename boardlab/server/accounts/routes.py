@@ -199,7 +199,8 @@ async def delete_account(request: Request) -> JSONResponse:
 
 
 async def show_user(request: Request) -> JSONResponse:
-    """GET /api/users/{name}: the profile: name, bot, ratings per pool, newest games."""
+    """GET /api/users/{name}: the profile: name, bot, ratings per pool, the rating after
+    each rated game per pool (``history``, oldest first), newest games."""
     users = accounts_of(request).users
     name = request.path_params["name"]
     user = await asyncio.to_thread(users.find, name) if names.NAME.fullmatch(name) else None
@@ -221,10 +222,14 @@ async def show_user(request: Request) -> JSONResponse:
               {"before": round(change.before), "after": round(change.rating),
                "score": change.score}}
              for game, seats, change in played]
+    changes: dict[str, list] = {}
+    for change in await asyncio.to_thread(users.history_of, user.id):
+        changes.setdefault(change.pool, []).append(
+            {"at": change.created.isoformat(), "rating": round(change.rating)})
     return JSONResponse({"username": user.username, "bot": user.bot,
                          "created": user.created.isoformat(),
                          "ratings": {row.pool: public(row) for row in rows},
-                         "games": games})
+                         "history": changes, "games": games})
 
 
 async def leaderboard(request: Request) -> JSONResponse:
