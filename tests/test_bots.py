@@ -18,7 +18,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Using `httpx`")
     from starlette.testclient import TestClient
 
-from boardlab.server.accounts.speeds import speed_of
+from boardlab.core.speeds import speed_of
 from test_accounts import (CSRF, SPEC, app, boardlab, clock, code, db, guest,  # noqa: F401
                            person, receive)
 from test_connect import ENGINE, ROOT, WAIT, play_on, server

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from ..server.accounts.speeds import ALL as SPEEDS, speed_of
+from ..core.speeds import ALL as SPEEDS, speed_of
 from .connect import Bridge, ConnectError
 
 MODES = ("rated", "casual")

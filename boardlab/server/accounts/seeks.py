@@ -17,7 +17,7 @@ from ..api_games import _clock as checked_clock, game_of
 from ..rest import ApiError, body, configured_game
 from .pairing import check_pairable, new_game_id, seats_for
 from .schema import ratings, seeks, users
-from .speeds import speed_of
+from ...core.speeds import speed_of
 from .users import now
 
 OPEN, ACCEPTED, CANCELLED = "open", "accepted", "cancelled"

@@ -8,7 +8,7 @@ CLASSICAL, CORRESPONDENCE = "classical", "correspondence"
 ALL = tuple(name for _, name in SPEEDS) + (CLASSICAL, CORRESPONDENCE)
 
 
-def speed_of(clock: dict | None) -> str:
+def speed_of(clock: dict[str, float] | None) -> str:
     """The speed of a clock ``{"base": s, "increment": s}`` (None: correspondence)."""
     if not clock:
         return CORRESPONDENCE
