@@ -396,7 +396,8 @@ def test_no_password_or_session_in_database_logs_or_responses(app, db, tmp_path,
                                              if name != "set-cookie"})
     engine = create_engine(db)
     with engine.connect() as conn:
-        stored = conn.execute(select(users.c.password)).scalar_one()
+        stored = conn.execute(select(users.c.password)
+                              .where(users.c.username == "Dana")).scalar_one()
     assert stored.startswith("$argon2id$")
 
 

@@ -29,11 +29,37 @@ def cmd_serve(args) -> int:
 
 
 def cmd_connect(args) -> int:
-    """Play a seat of a server game with an engine, to the end of the game."""
+    """Play a seat of a server game with an engine, to the end of the game; or, with a bot
+    account's token, keep the engine online as the bot."""
+    import os
     from ..clients.connect import connect
     interrupt_on_termination()          # SIGTERM ends it like Ctrl-C: the engine is killed
+    token = args.token or os.environ.get("BOARDLAB_TOKEN")
+    if token:
+        from ..clients.bot import Settings, run_bot
+        settings = Settings(games=_names(args.games), concurrency=args.concurrency,
+                            max_games=args.max_games,
+                            **{name: frozenset(value) for name, value in
+                               (("speeds", _names(args.speeds)), ("modes", _names(args.modes)))
+                               if value is not None})
+        return run_bot(args.url, token, args.engine, settings, seconds=args.time,
+                       log=args.log)
     return connect(args.url, args.engine, token=args.seat_token, seconds=args.time,
                    log=args.log, on_failure=args.on_failure)
+
+
+def _names(text: str | None) -> frozenset[str] | None:
+    """A comma-separated list (None: not given)."""
+    if text is None:
+        return None
+    return frozenset(word.strip() for word in text.split(",") if word.strip())
+
+
+def _count(text: str) -> int:
+    """A whole number of at least 1 (argparse's type)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
 
 
 def add_parsers(sub) -> None:
@@ -58,14 +84,31 @@ def add_parsers(sub) -> None:
                              "(docs/engine-protocol.md)",
                              epilog="Example: boardlab connect 'ws://127.0.0.1:8000/ws/GAME?"
                              "token=TOKEN' --engine 'python3 examples/engines/random_engine.py'"
-                             ". Exit code 0 when the game is over, 1 when the engine failed, "
-                             "2 on an error (a refused token, a lost connection).")
+                             ". As a bot account: boardlab connect http://HOST:PORT/ --token "
+                             "TOKEN --engine CMD (docs/accounts.md). Exit code 0 when the game "
+                             "is over, 1 when the engine failed, 2 on an error (a refused "
+                             "token, a lost connection).")
     connect.add_argument("url", help="the seat link (ws://HOST/ws/GAME?token=TOKEN), or the "
-                         "game's ws:// or http://HOST/api/games/GAME URL with --seat-token")
+                         "game's ws:// or http://HOST/api/games/GAME URL with --seat-token; "
+                         "with --token, the server's http://HOST:PORT/")
     connect.add_argument("--engine", required=True, metavar="CMD", help="the engine's command "
                          "line (split like a shell line, no shell runs it)")
     connect.add_argument("--seat-token", metavar="TOKEN", help="the seat's secret token "
                          "(when the URL does not carry it)")
+    bot = connect.add_argument_group("as a bot account (docs/accounts.md, Bot accounts)")
+    bot.add_argument("--token", metavar="TOKEN", help="a bot account's API token (or the "
+                     "environment variable BOARDLAB_TOKEN): stay online as the bot, accept "
+                     "the challenges the settings below allow and play them all")
+    bot.add_argument("--games", metavar="NAMES", help="the games it accepts, comma-separated "
+                     "(default every game)")
+    bot.add_argument("--speeds", metavar="SPEEDS", help="the speeds it accepts, of "
+                     "ultrabullet, bullet, blitz, rapid, classical, correspondence (default "
+                     "all)")
+    bot.add_argument("--modes", metavar="MODES", help="rated, casual or both (default both)")
+    bot.add_argument("--concurrency", type=_count, default=1, metavar="N",
+                     help="games at once (default 1)")
+    bot.add_argument("--max-games", type=_count, metavar="N", help="go offline once N games "
+                     "are over (default: stay online until stopped)")
     connect.add_argument("--time", type=float, help="seconds per move for the engine when the "
                          "game has no clock (default 1)")
     connect.add_argument("--log", help="append the engine's stderr and the dialogue to FILE")

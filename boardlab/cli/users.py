@@ -1,4 +1,5 @@
-"""``boardlab user create|reset-password|disable``: accounts, for whoever runs the server."""
+"""``boardlab user create|reset-password|disable|token|revoke-tokens``: accounts, for whoever
+runs the server (a bot account's API token is printed once, when it is made)."""
 from __future__ import annotations
 
 import getpass
@@ -28,6 +29,7 @@ def cmd_user(args) -> int:
     """Create an account, set a new password (ending its sessions), or disable one."""
     from ..arena.storage import database_url
     from ..core.errors import BoardlabError
+    from ..server.accounts.bots import house_level, issue, revoke
     from ..server.accounts.names import NameError_, check_name
     from ..server.accounts.users import Users
     from ..server.store import DEFAULT_DB, Store
@@ -40,13 +42,24 @@ def cmd_user(args) -> int:
             except NameError_ as error:
                 raise BoardlabError(str(error)) from None
             password = _read_password(args, required=not args.bot)
-            users.create(name, password, bot=args.bot)
+            user_id = users.create(name, password, bot=args.bot)
             print(f"created {'bot ' if args.bot else ''}account {name}")
+            if args.bot:
+                print(f"its API token (shown once): {issue(store.engine, user_id)}")
             return 0
         user = users.find(args.name)
         if user is None:
             raise BoardlabError(f"no account named {args.name!r}")
-        if args.user_command == "reset-password":
+        if args.user_command in ("token", "revoke-tokens"):
+            if not user.bot or house_level(user) is not None:
+                raise BoardlabError(f"{user.username} is not a bot account of its own")
+            if args.user_command == "token":
+                print(f"a new API token of {user.username} (shown once): "
+                      f"{issue(store.engine, user.id)}")
+            else:
+                print(f"revoked {revoke(store.engine, user.id)} API token(s) of "
+                      f"{user.username}")
+        elif args.user_command == "reset-password":
             password = _read_password(args, required=True)
             assert password is not None
             users.set_password(user.id, password)
@@ -67,16 +80,22 @@ def add_parsers(sub) -> None:
     create = action.add_parser("create", help="create an account")
     create.add_argument("name")
     create.add_argument("--bot", action="store_true", help="a bot account (marked BOT; no "
-                        "password needed)")
+                        "password needed; its API token is printed once)")
     reset = action.add_parser("reset-password", help="set a new password; every session of "
                               "the account ends")
     reset.add_argument("name")
     disable = action.add_parser("disable", help="the account can no longer sign in; its "
                                 "sessions end")
     disable.add_argument("name")
+    token = action.add_parser("token", help="a new API token of a bot account (printed "
+                              "once; its other tokens stay)")
+    token.add_argument("name")
+    revoke = action.add_parser("revoke-tokens", help="every API token of a bot account "
+                               "stops working")
+    revoke.add_argument("name")
     for command in (create, reset):
         command.add_argument("--password-stdin", action="store_true", help="read the password "
                              "from the first line of standard input (else it is asked for)")
-    for command in (create, reset, disable):
+    for command in (create, reset, disable, token, revoke):
         command.add_argument("--db", help="database URL or SQLite file (default "
                              "boardlab-server.db in the current folder)")

@@ -88,7 +88,8 @@ class Bridge:
     """One connection to a game, one engine agent per seat the token holds."""
 
     def __init__(self, url: str, command: str, seconds: float | None = None,
-                 log: str | None = None, on_failure: str = "resign", out=None, err=None):
+                 log: str | None = None, on_failure: str = "resign", out=None, err=None,
+                 headers: dict[str, str] | None = None):
         if on_failure not in ("resign", "stop"):
             raise ConnectError("--on-failure is resign or stop")
         try:
@@ -99,6 +100,7 @@ class Bridge:
             raise ConnectError("--engine needs a command line")
         check_program(argv[0])                # a typo stops here, before connecting
         self.url, self.command, self.on_failure = url, command, on_failure
+        self.headers = headers              # a bot's Authorization (clients/bot.py)
         options = f",time={seconds:g}" if seconds else ""
         options += f",log={log}" if log else ""
         self.agent_spec = f"engine(cmd={command.strip()}{options})"
@@ -153,7 +155,7 @@ class Bridge:
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
         try:
             ws = await connect(self.url, open_timeout=OPEN_TIMEOUT, max_size=MAX_MESSAGE,
-                               compression=None)
+                               compression=None, additional_headers=self.headers)
         except InvalidURI:
             raise ConnectError(f"bad URL: {_shown(self.url)}") from None
         except (TimeoutError, OSError, InvalidHandshake) as error:

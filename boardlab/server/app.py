@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..core.errors import BoardlabError
 from ..core.registry import games as game_classes
+from .accounts import play
 from .accounts.guard import Guard
 from .accounts.routes import ROUTES as account_routes, Accounts
 from .accounts.seats import rate_when_over
@@ -75,7 +76,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
     async def lifespan(app: Starlette):
         app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits,
                             review_budget)
-        app.state.hub.on_end.append(rate_when_over)
+        app.state.hub.on_end.extend([rate_when_over, play.end_listener(app)])
         app.state.creates = {}                  # client address -> its create Window
         await app.state.hub.start()
         await app.state.hub.resume()
@@ -95,7 +96,8 @@ def create_app(db_url: str, ai_processes: int | None = None,
               Route("/api/games/{game_id}/join", join_game, methods=["POST"]),
               Route("/api/games/{game_id}/review", request_review, methods=["POST"]),
               Route("/api/games/{game_id}/review", show_review),
-              WebSocketRoute("/ws/{game_id}", game_socket), *account_routes]
+              WebSocketRoute("/ws/{game_id}", game_socket), *account_routes,
+              *play.ROUTES]
     handlers: dict[Any, Any] = {ApiError: api_error}     # starlette types them loosely
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
                     middleware=[Middleware(Guard)])

@@ -69,6 +69,10 @@ CODES = {
     "not_signed_in": "the request needs a signed-in account (a session cookie)",
     "csrf_failed": "a state-changing request with the session cookie (or any account "
                    "request) without the X-Boardlab-CSRF header, or from another site",
+    "bad_token": "an Authorization: Bearer token that is unknown, revoked, or of a disabled "
+                 "account",
+    "not_pending": "a challenge or seek that is no longer open (accepted, declined, "
+                   "cancelled)",
 }
 
 #: The HTTP status of every code the REST lobby answers with (the others are WebSocket only).
@@ -77,7 +81,7 @@ HTTP_STATUS = {
     "bad_clock": 400, "forbidden": 403, "not_found": 404, "no_sgf": 404, "not_over": 409,
     "not_open": 409, "too_large": 413, "rate_limited": 429, "busy": 429,
     "bad_credentials": 401, "name_taken": 409, "bad_username": 400, "bad_password": 400,
-    "not_signed_in": 401, "csrf_failed": 403,
+    "not_signed_in": 401, "csrf_failed": 403, "bad_token": 401, "not_pending": 409,
 }
 
 #: required fields (name -> type) and optional fields of each message type

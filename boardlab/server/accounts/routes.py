@@ -20,6 +20,8 @@ from ..clients import Clock
 from ..rest import ApiError, body
 from ..store import Store
 from . import names
+from .bots import bearer_user
+from .notifier import Notifier
 from .ratings import public
 from .sessions import COOKIE, Signer, cookie_header, new_session_id, session_hash
 from .throttle import Limits, Throttle
@@ -40,6 +42,7 @@ class Accounts:
     limits: Limits = field(default_factory=Limits)
 
     def __post_init__(self):
+        self.notifier = Notifier()              # wakes the accounts' event streams
         self.by_address = Throttle(self.limits.logins_per_address, self.clock)
         self.by_name = Throttle(self.limits.logins_per_name, self.clock)
         self.signups = Throttle(self.limits.signups_per_address, self.clock)
@@ -57,8 +60,13 @@ def accounts_of(connection: HTTPConnection) -> Accounts:
 
 
 async def current_user(connection: HTTPConnection):
-    """The signed-in account of a request or WebSocket (its session cookie), or None."""
+    """The signed-in account of a request or WebSocket (its session cookie), or the bot of
+    its ``Authorization: Bearer`` token (401 bad_token for a wrong or revoked one), or
+    None."""
     accounts = accounts_of(connection)
+    bot = await bearer_user(connection)
+    if bot is not None:
+        return bot
     session_id = accounts.signer.unsign(connection.cookies.get(COOKIE))
     if session_id is None:
         return None
@@ -191,7 +199,8 @@ async def delete_account(request: Request) -> JSONResponse:
 
 
 async def show_user(request: Request) -> JSONResponse:
-    """GET /api/users/{name}: the profile: name, bot, ratings per pool, newest games."""
+    """GET /api/users/{name}: the profile: name, bot, ratings per pool, the rating after
+    each rated game per pool (``history``, oldest first), newest games."""
     users = accounts_of(request).users
     name = request.path_params["name"]
     user = await asyncio.to_thread(users.find, name) if names.NAME.fullmatch(name) else None
@@ -213,10 +222,14 @@ async def show_user(request: Request) -> JSONResponse:
               {"before": round(change.before), "after": round(change.rating),
                "score": change.score}}
              for game, seats, change in played]
+    changes: dict[str, list] = {}
+    for change in await asyncio.to_thread(users.history_of, user.id):
+        changes.setdefault(change.pool, []).append(
+            {"at": change.created.isoformat(), "rating": round(change.rating)})
     return JSONResponse({"username": user.username, "bot": user.bot,
                          "created": user.created.isoformat(),
                          "ratings": {row.pool: public(row) for row in rows},
-                         "games": games})
+                         "history": changes, "games": games})
 
 
 async def leaderboard(request: Request) -> JSONResponse:

@@ -18,7 +18,8 @@ from starlette.websockets import WebSocket
 
 from ...core.game import Game
 from ..rest import ApiError
-from ..seats import HUMAN, OPEN
+from ..seats import AI, HUMAN, OPEN
+from .bots import bearer_user
 from .guard import same_origin
 from .ratings import NotRatable, pool_of, rate
 from .routes import current_user
@@ -74,14 +75,20 @@ async def joining_account(request: Request, room: Room) -> int | None:
 
 async def account_seats(websocket: WebSocket, room: Room) -> tuple[int, ...]:
     """The seats of ``room`` the WebSocket's signed-in account holds (none for a socket
-    opened from another site)."""
-    if not websocket.cookies or not same_origin(websocket.scope, websocket.headers):
+    opened from another site), or the bot's of its ``Authorization: Bearer`` token (none
+    for a wrong or revoked one)."""
+    try:
+        user = await bearer_user(websocket)
+    except ApiError:
         return ()
-    user = await current_user(websocket)
+    if user is None:
+        if not websocket.cookies or not same_origin(websocket.scope, websocket.headers):
+            return ()
+        user = await current_user(websocket)
     if user is None:
         return ()
     return tuple(number for number, seat in enumerate(room.seats)
-                 if seat.get("user") == user.id)
+                 if seat.get("user") == user.id and seat["kind"] != AI)
 
 
 async def rate_when_over(room: Room) -> None:

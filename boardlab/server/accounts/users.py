@@ -167,6 +167,14 @@ class Users:
             return list(db.execute(select(ratings).where(ratings.c.user_id == user_id)
                                    .order_by(ratings.c.pool)))
 
+    def history_of(self, user_id: int, limit: int = 500) -> list:
+        """The account's rating after each of its newest rated games, oldest first."""
+        query = select(history.c.pool, history.c.rating, history.c.created) \
+            .where(history.c.user_id == user_id) \
+            .order_by(history.c.created.desc(), history.c.id.desc()).limit(limit)
+        with self.engine.connect() as db:
+            return list(reversed(list(db.execute(query))))
+
     def games_of(self, user_id: int, limit: int = 50) -> list:
         """The account's newest games: (game row, its seats held by the account, the rating
         change of a rated one or None)."""

@@ -3,6 +3,7 @@
 
 import { api, el } from "./api.js";
 import { profileUrl, showAccount } from "./account.js";
+import { ratingChart } from "./rating-chart.js";
 
 const $ = (id) => document.getElementById(id);
 const name = decodeURIComponent(location.pathname.split("/").pop() || "");
@@ -37,6 +38,8 @@ async function show() {
     const pools = Object.entries(profile.ratings);
     $("ratings").tBodies[0].replaceChildren(...pools.map(([pool, rating]) => ratingRow(pool, rating)));
     $("no-ratings").hidden = pools.length > 0;
+    const chart = ratingChart(profile.history || {});
+    $("rating-history").replaceChildren(...(chart ? [chart] : []));
     $("profile-games").replaceChildren(...profile.games.map(gameItem));
   } catch (error) {
     $("profile-error").textContent = error.message;

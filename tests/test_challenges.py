@@ -1,0 +1,118 @@
+"""Challenges between accounts, the house AI bots ai-1 ... ai-5, the "your turn" list
+(boardlab/server/accounts/challenges.py, stream.py), and issue 48's security checks that
+apply to them: a user cannot accept, decline or cancel another's challenge; a decline's
+reason and a name stay text."""
+import pytest
+
+from test_accounts import CSRF, SPEC, app, clock, code, db, guest, person, receive  # noqa: F401
+
+ORIGIN = {"Origin": "http://testserver"}
+
+
+@pytest.fixture
+def three(app):  # noqa: F811
+    from starlette.testclient import TestClient
+    with TestClient(app) as server:
+        yield server, person(server, "alice"), person(server, "bob"), person(server, "carol")
+
+
+def challenge(client, to, status=201, **extra):
+    response = client.post("/api/challenges", json={"to": to, "spec": SPEC, **extra},
+                           headers=CSRF)
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def test_a_challenge_accepted_starts_a_game_each_account_holding_its_seat(three):
+    _, alice, bob, carol = three
+    made = challenge(alice, "bob", seat=0, clock={"base": 300, "increment": 2})
+    assert made["status"] == "open" and made["from"] == {"username": "alice", "bot": False}
+    assert made["to"]["username"] == "bob" and made["game"] is None
+    assert [c["id"] for c in bob.get("/api/challenges").json()["in"]] == [made["id"]]
+    assert [c["id"] for c in alice.get("/api/challenges").json()["out"]] == [made["id"]]
+    assert carol.get("/api/challenges").json() == {"in": [], "out": []}
+    # nobody but the challenged answers it
+    for client, expected in ((alice, "forbidden"), (carol, "not_found")):
+        for action in ("accept", "decline"):
+            response = client.post(f"/api/challenges/{made['id']}/{action}", headers=CSRF)
+            assert code(response) == expected, (client, action)
+    assert code(carol.get(f"/api/challenges/{made['id']}")) == "not_found"
+    accepted = bob.post(f"/api/challenges/{made['id']}/accept", headers=CSRF)
+    assert accepted.status_code == 200, accepted.text
+    game_id = accepted.json()["game"]
+    assert code(bob.post(f"/api/challenges/{made['id']}/accept", headers=CSRF)) == \
+        "not_pending"
+    game = alice.get(f"/api/games/{game_id}").json()
+    assert [s["kind"] for s in game["seats"]] == ["human", "human"]
+    assert game["clock"] == {"base": 300.0, "increment": 2.0}
+    with bob.websocket_connect(f"/ws/{game_id}", headers=ORIGIN) as socket:
+        assert receive(socket, "sync")["seats"] == [1]
+    with carol.websocket_connect(f"/ws/{game_id}", headers=ORIGIN) as socket:
+        assert receive(socket, "sync")["seats"] == []
+    # the "your turn" list: Alice (seat 0) acts first
+    mine = alice.get("/api/account/playing").json()["games"]
+    assert [(g["id"], g["your_turn"], g["seats"]) for g in mine] == [(game_id, True, [0])]
+    assert mine[0]["players"]["1"] == {"username": "bob", "bot": False}
+    theirs = bob.get("/api/account/playing").json()["games"]
+    assert [(g["id"], g["your_turn"]) for g in theirs] == [(game_id, False)]
+    assert code(guest(alice).get("/api/account/playing")) == "not_signed_in"
+
+
+def test_decline_with_a_reason_cancel_and_refusals(three):
+    _, alice, bob, carol = three
+    first = challenge(alice, "bob")
+    reason = "<img src=x onerror=alert(1)> not now"
+    for client in (alice, carol):
+        response = client.post(f"/api/challenges/{first['id']}/decline",
+                               json={"reason": "no"}, headers=CSRF)
+        assert response.status_code in (403, 404)
+    declined = bob.post(f"/api/challenges/{first['id']}/decline", json={"reason": reason},
+                        headers=CSRF)
+    assert declined.json() == {"id": first["id"], "status": "declined", "reason": reason}
+    shown = alice.get(f"/api/challenges/{first['id']}").json()
+    assert shown["status"] == "declined" and shown["reason"] == reason     # text, as given
+    second = challenge(alice, "bob")
+    assert code(bob.post(f"/api/challenges/{second['id']}/cancel", headers=CSRF)) == \
+        "forbidden"
+    assert alice.post(f"/api/challenges/{second['id']}/cancel",
+                      headers=CSRF).json()["status"] == "cancelled"
+    assert code(bob.post(f"/api/challenges/{second['id']}/accept", headers=CSRF)) == \
+        "not_pending"
+    assert bob.get("/api/challenges").json()["in"] == []
+    for data, expected in (({"to": "alice"}, "bad_request"), ({"to": "nobody"}, "not_found"),
+                           ({"to": "bob", "spec": "nonsense"}, "bad_spec"),
+                           ({"to": "bob", "spec": "cartagena(players=3)"}, "bad_spec"),
+                           ({"to": "bob", "rated": True, "spec": "carteso(size=5,komi=3.5)"},
+                            "bad_spec"),
+                           ({"to": "bob", "clock": {"base": -1, "increment": 0}}, "bad_clock"),
+                           ({"to": "bob", "seat": 2}, "bad_request"),
+                           ({"to": "bob", "rated": "yes"}, "bad_request")):
+        response = alice.post("/api/challenges", json={"spec": SPEC, **data}, headers=CSRF)
+        assert code(response) == expected, (data, response.text)
+    with guest(alice) as anonymous:
+        response = anonymous.post("/api/challenges", json={"to": "bob", "spec": SPEC})
+        assert code(response) == "not_signed_in"
+    response = alice.post("/api/challenges", json={"to": "bob", "spec": SPEC})
+    assert code(response) == "csrf_failed"                 # the cookie needs the header
+
+
+def test_a_house_bot_accepts_at_once_and_its_rated_game_moves_both_ratings(three):
+    _, alice, _, _ = three
+    profile = alice.get("/api/users/ai-3").json()
+    assert profile["bot"] is True and profile["username"] == "ai-3"
+    made = challenge(alice, "ai-3", rated=True, seat=0)
+    assert made["status"] == "accepted" and made["to"] == {"username": "ai-3", "bot": True}
+    game = alice.get(f"/api/games/{made['game']}").json()
+    assert [(s["kind"], s.get("agent")) for s in game["seats"]] == \
+        [("human", None), ("ai", "mcts(level=3)")]
+    with alice.websocket_connect(f"/ws/{made['game']}", headers=ORIGIN) as socket:
+        assert receive(socket, "sync")["seats"] == [0]
+        socket.send_json({"type": "resign", "seat": 0, "key": "gg"})
+        receive(socket, "ack")
+    bot = alice.get("/api/users/ai-3").json()["ratings"]["carteso-5"]
+    person_ = alice.get("/api/users/alice").json()["ratings"]["carteso-5"]
+    assert bot["rating"] > 1500 > person_["rating"] and bot["games"] == 1
+    history = alice.get("/api/users/ai-3").json()["history"]
+    assert [point["rating"] for point in history["carteso-5"]] == [bot["rating"]]
+    board = alice.get("/api/leaderboard/carteso-5").json()["players"]
+    assert [(p["username"], p["bot"]) for p in board] == [("ai-3", True), ("alice", False)]
