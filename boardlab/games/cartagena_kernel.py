@@ -124,6 +124,13 @@ def _offsets(cfg):
 
 
 @njit(cache=True, inline="always")
+def offsets(cfg):
+    """Where the buffer's arrays start: track, occupancy, tokens per seat, hands, discards,
+    pile (what :func:`layout` names, for compiled code elsewhere)."""
+    return _offsets(cfg)
+
+
+@njit(cache=True, inline="always")
 def _rng(buf):
     return (np.uint64(buf[M_RNG_HI]) << np.uint64(32)) | (np.uint64(buf[M_RNG_LO]) & MASK32)
 
