@@ -539,12 +539,32 @@ class CartagenaState(KernelState):
         game = self.game
         if self.knowledge is None:
             K.apply_logged(self.buf, game.cfg, action, self._log)
-            if self.sampled_for is not None:     # a sample played on: no longer its view
-                self.sampled_for = self._deal_arrays = None
         else:                                    # and what each seat saw of it
             check(seen.act(self.buf, game.cfg, action, self._log, self._know,
                            self._seen_work))
-        if self._log[0]:                         # a card was drawn (see undo_floor)
+        self._applied()
+
+    def _apply_if_legal(self, action: int) -> bool:
+        """:meth:`_apply` of a legal ``action`` with its check, in one kernel call."""
+        game = self.game
+        if self.knowledge is None:
+            if not K.apply_if_legal(self.buf, game.cfg, action, self._log, self._out):
+                return False
+        else:
+            code = seen.act_if_legal(self.buf, game.cfg, action, self._log, self._know,
+                                     self._seen_work, self._out)
+            if code < 0:
+                return False
+            check(code)
+        self._applied()
+        return True
+
+    def _applied(self) -> None:
+        """After an action: a sample played on is no longer its viewer's; the history
+        length after a draw (see undo_floor)."""
+        if self.knowledge is None and self.sampled_for is not None:
+            self.sampled_for = self._deal_arrays = None
+        if self._log[0]:                         # a card was drawn
             self.drew_at = len(self.history) + 1
 
     # A searcher's walk (MCTS._iterate_listed): the legal actions in an array, and a move

@@ -361,6 +361,16 @@ def apply_logged(buf, cfg, action, log):
 
 
 @njit(cache=True)
+def apply_if_legal(buf, cfg, action, log, out):
+    """:func:`apply_logged` of ``action`` if it is one of :func:`legal`'s (``out``: work
+    space); whether it was (one call for a checked move)."""
+    if not is_legal(buf, cfg, action, out):
+        return False
+    _act(buf, cfg, action, log)
+    return True
+
+
+@njit(cache=True)
 def apply_listed(buf, cfg, action, log, out):
     """:func:`apply_logged`, then :func:`legal` of the position it leaves, in one call
     (a searcher's step). Returns ``count << 6 | to_move << 2 | over << 1 | drew``: the

@@ -299,6 +299,15 @@ def act(buf, cfg, action, log, know, discard):
     return error
 
 
+@njit(cache=True)
+def act_if_legal(buf, cfg, action, log, know, discard, out):
+    """:func:`act` if ``action`` is one of the kernel's legal ones (``out``: work space);
+    -1 where it is not (nothing changed), else :func:`act`'s code."""
+    if not K.is_legal(buf, cfg, action, out):
+        return -1
+    return act(buf, cfg, action, log, know, discard)
+
+
 @njit(cache=True, inline="always")
 def _revealed_log(kn, log, first, count):
     """:func:`revealed` of the ``count`` cards of the log's reveal events from ``first``
