@@ -4,7 +4,8 @@ Each game declares ``bench_specs`` (the configurations to measure) and
 ``bench_playouts(count, seed) -> moves``. A run is calibrated to last about
 ``seconds``; the figure is the median of ``runs`` runs, on one thread, after a
 warm-up (compilation, caches) that is not timed. A second figure times the
-Python protocol (``legal_actions`` + ``apply``) and a third a search agent.
+Python protocol (``legal_actions`` + ``apply``), beside OpenSpiel's C++ Go 9x9 driven
+from Python the same way where pyspiel is installed, and a third a search agent.
 
 Each measurement can be kept as one JSON object (:func:`measurement`), so that
 runs on different days and commits can be compared.
@@ -88,6 +89,45 @@ def bench_api(spec: str, seconds: float = 1.0, runs: int = 5, seed: int = 1) -> 
         cpu_costs.append(1e6 * cpu / moves)
     rate = statistics.median(rates)
     return {"spec": game.spec, "api_moves_per_s": rate, "us_per_move": 1e6 / rate,
+            "cpu_us_per_move": statistics.median(cpu_costs), "runs": runs}
+
+
+#: the reference of ``bench --api``: OpenSpiel's C++ Go on 9x9, driven from Python
+OPENSPIEL_REFERENCE = "go(board_size=9)"
+
+
+def _openspiel_games(game, seconds: float, rng: random.Random) -> tuple[float, float, int]:
+    """:func:`_api_games` for a pyspiel game: whole random games through its
+    ``legal_actions()`` and ``apply_action()`` for about ``seconds``."""
+    moves, start, cpu = 0, time.perf_counter(), time.process_time()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed, time.process_time() - cpu, moves
+
+
+def bench_openspiel_api(name: str = OPENSPIEL_REFERENCE, seconds: float = 1.0, runs: int = 5,
+                        seed: int = 1) -> dict | None:
+    """:func:`bench_api`'s figures for the OpenSpiel game ``name`` (random games through
+    pyspiel, the same loop), or None where pyspiel is not installed: the reference that
+    the single-game API is compared with, measured in the same run."""
+    try:
+        import pyspiel  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name)
+    _openspiel_games(game, seconds / 4, random.Random(seed - 1))
+    rates, cpu_costs = [], []
+    for run in range(runs):
+        elapsed, cpu, moves = _openspiel_games(game, seconds, random.Random(seed + run))
+        rates.append(moves / elapsed)
+        cpu_costs.append(1e6 * cpu / moves)
+    rate = statistics.median(rates)
+    return {"spec": f"openspiel:{name}", "api_moves_per_s": rate, "us_per_move": 1e6 / rate,
             "cpu_us_per_move": statistics.median(cpu_costs), "runs": runs}
 
 

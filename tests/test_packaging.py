@@ -27,3 +27,22 @@ def test_every_data_file_of_the_package_is_named_in_package_data():
     assert any(name.endswith(".npz") for name in files) and "server/static/game.html" in files
     missing = [name for name in files if not any(_matches(name, p) for p in patterns)]
     assert missing == [], f"add patterns for {missing} to [tool.setuptools.package-data]"
+
+
+def test_no_virtualenv_or_link_out_of_the_tree_is_committed():
+    """A worktree's ``.venv`` link to a shared virtualenv was once committed: merged, it
+    replaced the main checkout's real (ignored) ``.venv`` with a link to itself."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    links = [line.split("\t", 1)[1] for line in listed if line.startswith("120000 ")]
+    assert not [path for path in links if path.split("/")[0] == ".venv"]
+    outside = [path for path in links
+               if not (ROOT / path).resolve().is_relative_to(ROOT)]
+    assert outside == [], f"committed links out of the tree: {outside}"

@@ -2,6 +2,7 @@
 
 Each check runs in a fresh interpreter and looks at ``sys.modules``; no timing.
 """
+import importlib.util
 import json
 import subprocess
 import sys
@@ -68,7 +69,12 @@ def test_bench_appends_one_json_line_per_figure(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "us/move" in printed and "carteso(size=4)" in printed
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert lines[0] == {"earlier": True} and len(lines) == 3
+    assert lines[0] == {"earlier": True}
+    if importlib.util.find_spec("pyspiel") is not None:     # the API's reference, first
+        reference = lines.pop(1)
+        assert reference["spec"] == "openspiel:go(board_size=9)" and reference["rate"] > 0
+        assert "openspiel:go(board_size=9) through pyspiel" in printed
+    assert len(lines) == 3
     kernel, api = lines[1:]
     assert (kernel["mode"], kernel["unit"], api["mode"], api["unit"]) == \
         ("kernel", "playouts/s", "api", "moves/s")

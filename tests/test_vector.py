@@ -23,10 +23,17 @@ CONFIGS = (
     "ctor(size=8,team_protocol=simultaneous,max_turns=6)",     # 1v1: nobody acts at once
     "ctor(size=8,position=B......./......../......../......../......../......../"
     "......../.......W,turn=2,max_turns=6)",
+    "cartagena(max_turns=25)",
+    "cartagena(players=4,visibility=hispaniola,hand_limit=4,max_turns=25)",
+    "cartagena(profile=original,players=3,visibility=tortuga,retreat_from_end=true,"
+    "max_turns=12)",
+    "cartagena(profile=advanced,players=4,allow_voluntary_pass=true,cards_per_symbol=4,"
+    "max_turns=15)",
 )
 #: configurations without one (hidden information, simultaneous play, a pre-game bid)
 WITHOUT = ("ctor(size=8,secret_squares=true)", "ctor(size=8,teams=1v2,team_protocol=simultaneous)",
-           "carteso(size=5,komi_protocol=bid)", "rumbo(size=5,komi_protocol=bid)")
+           "carteso(size=5,komi_protocol=bid)", "rumbo(size=5,komi_protocol=bid)",
+           "cartagena(hands=DC/HH)", "cartagena(positions=0,3,9,11/0,9,13,15)")
 
 
 def expected(game, encoder, state):
@@ -90,7 +97,8 @@ def play(spec, seed, steps=60, n=3):
     return seen, np.array(env.episode_seeds)
 
 
-@pytest.mark.parametrize("spec", ["carteso(size=4)", "ctor(size=8,max_turns=6)"])
+@pytest.mark.parametrize("spec", ["carteso(size=4)", "ctor(size=8,max_turns=6)",
+                                  "cartagena(players=3)"])
 def test_a_seed_reproduces_every_game(spec):
     first, seeds = play(spec, 11)
     again, seeds_again = play(spec, 11)
@@ -186,7 +194,8 @@ def test_the_vector_benchmark_measures_each_game_with_a_vector_kernel(capsys):
     from boardlab.bench import bench_vector, vector_specs
     from boardlab.cli import main
 
-    assert sorted(vector_specs()) == ["carteso(size=9)", "ctor(size=8)", "rumbo(size=9)"]
+    assert sorted(vector_specs()) == ["cartagena(profile=basic,players=2)", "carteso(size=9)",
+                                      "ctor(size=8)", "rumbo(size=9)"]
     result = bench_vector("carteso(size=4)", n=8, seconds=0.02, runs=1)
     assert result["steps_per_s"] > 0 and result["n"] == 8
     assert main(["bench", "--vector", "8", "--runs", "1", "--seconds", "0.02",
@@ -205,3 +214,42 @@ def test_a_kernel_that_does_not_cover_the_encoding_is_refused():
     with pytest.raises(BoardlabError, match="writes no number at 'moves'"):
         layout(game.spec, encoder, kernel._replace(
             scalars=tuple(p for p in kernel.scalars if p != ("moves",))))
+
+
+@pytest.mark.parametrize("spec", ["cartagena(players=3)",
+                                  "cartagena(players=4,visibility=hispaniola,hand_limit=4)"])
+def test_no_observation_changes_with_another_seats_hidden_cards_or_knowledge(spec):
+    """The cards the acting seat cannot see (other hands, the pile below the face-up row)
+    dealt again, and what the other seats know scrambled: its observation stays."""
+    from boardlab.games import cartagena_kernel as K
+
+    game = boardlab.make(spec)
+    env = bv.make(game, 6, seed=3)
+    kernel, lay = env.kernel, env.layout
+    size, step_size = game.layout["size"], game.knowledge_size
+    rng = np.random.default_rng(0)
+
+    def observe(row, seat):
+        obs = np.zeros(env.observation_size, dtype=np.float32)
+        kernel.functions.vec_observe(row, kernel.tables, seat, obs, lay.planes_at,
+                                     lay.cells_at, lay.scalars_at)
+        return obs
+
+    step, changed = env.reset(), 0
+    for ply in range(40):
+        for i in range(env.n):
+            row, seat = env._rows[i].copy(), int(step.seat[i])
+            seen = observe(row, seat)
+            other = row.copy()
+            hidden = np.array([p != seat for p in range(game.num_seats)], dtype=np.int32)
+            K.redeal(other, game.cfg, hidden, 100 * ply + i)
+            for p in range(game.num_seats):
+                if p != seat:
+                    block = slice(size + p * step_size, size + (p + 1) * step_size)
+                    other[block] = rng.integers(0, 9, step_size)
+            changed += not np.array_equal(other[:size], row[:size])
+            np.testing.assert_array_equal(observe(other, seat), seen, err_msg=f"{ply}, {i}")
+            np.testing.assert_array_equal(seen[3 * game.num_seats + 1:],
+                                          step.obs[i][3 * game.num_seats + 1:])
+        step = env.step(env.sample())
+    assert changed > 100          # the deals did change hidden cards

@@ -8,8 +8,9 @@ from ..core.errors import BoardlabError
 
 def cmd_bench(args) -> int:
     """Print (and with --json-out keep) the speed figures of each spec."""
-    from ..bench import (append_json_line, bench_api, bench_kernel, bench_search,
-                         bench_vector, default_specs, git_commit, measurement, vector_specs)
+    from ..bench import (append_json_line, bench_api, bench_kernel, bench_openspiel_api,
+                         bench_search, bench_vector, default_specs, git_commit, measurement,
+                         vector_specs)
 
     if args.runs < 1:
         raise BoardlabError(f"--runs must be at least 1, not {args.runs}")
@@ -45,8 +46,16 @@ def cmd_bench(args) -> int:
         return 0
     print(f"random playouts, one thread, after a warm-up, median of {args.runs} runs of "
           f"~{args.seconds:g} s")
+    reference = bench_openspiel_api(seconds=args.seconds, runs=args.runs) if args.api \
+        else None
+    if reference is not None:
+        keep("api", reference)
+        print(f"the API's reference, {reference['spec']} through pyspiel: "
+              f"{reference['us_per_move']:.2f} us/move, {reference['cpu_us_per_move']:.2f} "
+              f"CPU us/move (x: a game's CPU us/move over it)")
     print(f"{'game':<40} {'playouts/s':>12} {'moves/s':>12} {'mean length':>12}"
-          f"{'  api moves/s  us/move  cpu us/move' if args.api else ''}")
+          f"{'  api moves/s  us/move  cpu us/move' if args.api else ''}"
+          f"{'      x' if reference else ''}")
     for spec in specs:
         result = bench_kernel(spec, seconds=args.seconds, runs=args.runs)
         keep("kernel", result)
@@ -57,6 +66,8 @@ def cmd_bench(args) -> int:
             keep("api", api)
             line += (f"  {api['api_moves_per_s']:>11,.0f} {api['us_per_move']:>8.2f} "
                      f"{api['cpu_us_per_move']:>12.2f}")
+            if reference:
+                line += f" {api['cpu_us_per_move'] / reference['cpu_us_per_move']:>6.2f}"
         print(line, flush=True)
     return 0
 

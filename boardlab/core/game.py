@@ -368,6 +368,13 @@ class State:
         """Apply an action already known to be legal."""
         raise NotImplementedError
 
+    def _apply_if_legal(self, action: int) -> bool:
+        """Apply ``action`` (in range, of the one seat to act) if it is legal, in one
+        step, and say whether it did; False changes nothing and leaves :meth:`apply` to
+        check the move and say why not. A game whose kernel checks and plays in one
+        compiled call overrides it: the hot path of :meth:`apply` (no rule of its own)."""
+        return False
+
     def illegal_reason(self, action: int) -> str | None:
         """Why ``action`` is illegal here, or None when it is legal."""
         return None if action in self.legal_actions() else "not a legal move here"
@@ -738,6 +745,10 @@ class State:
 
     def _checked_apply(self, action: int, seat: int | None, text: str | None) -> None:
         player = self.current_player()          # asked once: the hot path of search
+        if player >= 0 and (seat is None or seat == player) and \
+                0 <= action < self.game.num_actions and self._apply_if_legal(action):
+            self.history.append(_move(Move, (player, action)))
+            return
         simultaneous = player == SIMULTANEOUS
         reason: str | None
         if simultaneous and seat is None:

@@ -40,8 +40,10 @@ from ..core.view import View
 from .kernel_state import KernelState
 from . import cartagena_kernel as K
 from . import cartagena_sample as sample
+from . import cartagena_seen as seen
+from . import cartagena_vector
 from . import cartagena_text as text
-from .cartagena_knowledge import CardKnowledge
+from .cartagena_knowledge import CardKnowledge, check
 
 PROFILES = {
     "basic": dict(tokens=4, symbols=4, spaces_per_symbol=4, track_layout="random",
@@ -201,6 +203,7 @@ class Cartagena(Game):
         self.cfg[[K.C_SEGMENTS, K.C_FIRST, K.C_DEADLOCK]] = (
             o["track_layout"] == "segments", o["first_player"], o["end_on_deadlock"])
         self.layout = K.layout(self.cfg)
+        self.knowledge_size = int(seen.size(self.cfg))   # one seat's (cartagena_seen)
         self._num_actions = int(K.num_actions(self.cfg))
         self.hidden_hands = o["visibility"] != "tortuga"   # hands only their holders see
         self.hidden_masks: dict = {}             # per viewer, for redeals (cartagena_sample)
@@ -372,6 +375,13 @@ class Cartagena(Game):
     def new_initial_state(self, seed=None) -> CartagenaState:
         return CartagenaState(self, seed)
 
+    def vector_kernel(self):
+        """Each seat's observation only (``cartagena_vector``): the rows are dealt by the
+        kernel, so a set-up (cards or tokens placed, a fixed track) has none."""
+        if self.setup_cards or self.positions is not None or self.track is not None:
+            return None
+        return cartagena_vector.declare(self)
+
     def bench_playouts(self, count: int, seed: int) -> int:
         buf = np.zeros(self.layout["size"], dtype=np.int32)
         return K.playouts(buf, self.cfg, count, seed)
@@ -410,18 +420,24 @@ class CartagenaState(KernelState):
     def _cloned(self, other) -> None:
         other._log = np.empty_like(self._log)
         if self.knowledge is not None:
-            other.knowledge = [k.copy() for k in self.knowledge]
+            other._know = self._know.copy()
+            other._seen_work = np.empty_like(self._seen_work)
+            other.knowledge = self._seats_knowledge(other._know)
 
     def _knowledge_at_deal(self) -> list[CardKnowledge] | None:
-        """What each seat knows of the unseen cards at the start (nothing hidden: None)."""
+        """What each seat knows of the unseen cards at the start (nothing hidden: None),
+        kept in one array (``cartagena_seen``), viewer after viewer."""
         if not self.game.hidden_hands:
             return None
-        face_up = self.pile[:int(self.buf[K.M_ROW_LEFT])]
-        public = self.discard_counts + np.bincount(face_up, minlength=len(self.game.alphabet))
-        totals = np.array(self.game.card_totals())
-        sizes = [int(self.hand(q).sum()) for q in range(self.game.num_seats)]
-        hidden_pile = len(self.pile) - len(face_up)
-        return [CardKnowledge.at_deal(v, totals - public - self.hand(v), sizes, hidden_pile)
+        game = self.game
+        self._know = np.zeros(game.num_seats * game.knowledge_size, dtype=np.int32)
+        self._seen_work = np.empty(len(game.alphabet), dtype=np.int64)
+        seen.deal(self.buf, game.cfg, np.array(game.card_totals(), dtype=np.int64), self._know)
+        return self._seats_knowledge(self._know)
+
+    def _seats_knowledge(self, know: np.ndarray) -> list[CardKnowledge]:
+        step = self.game.knowledge_size
+        return [CardKnowledge.over(know[v * step:(v + 1) * step])
                 for v in range(self.game.num_seats)]
 
     # Buffer access --------------------------------------------------------------
@@ -528,13 +544,32 @@ class CartagenaState(KernelState):
         before = self.mine(seat).copy()
         if self.knowledge is None:
             K.apply_logged(self.buf, game.cfg, action, self._log)
-            if self.sampled_for is not None:     # a sample played on: no longer its view
-                self.sampled_for = self._deal_arrays = None
+        else:                                    # and what each seat saw of it
+            check(seen.act(self.buf, game.cfg, action, self._log, self._know,
+                           self._seen_work))
+        self._applied()
+
+    def _apply_if_legal(self, action: int) -> bool:
+        """:meth:`_apply` of a legal ``action`` with its check, in one kernel call."""
+        game = self.game
+        if self.knowledge is None:
+            if not K.apply_if_legal(self.buf, game.cfg, action, self._log, self._out):
+                return False
         else:
-            for event, *args in self._apply_seen(action):
-                for knowledge in self.knowledge:
-                    getattr(knowledge, event)(*args)
-        if self._log[0]:                         # a card was drawn (see undo_floor)
+            code = seen.act_if_legal(self.buf, game.cfg, action, self._log, self._know,
+                                     self._seen_work, self._out)
+            if code < 0:
+                return False
+            check(code)
+        self._applied()
+        return True
+
+    def _applied(self) -> None:
+        """After an action: a sample played on is no longer its viewer's; the history
+        length after a draw (see undo_floor)."""
+        if self.knowledge is None and self.sampled_for is not None:
+            self.sampled_for = self._deal_arrays = None
+        if self._log[0]:                         # a card was drawn
             self.drew_at = len(self.history) + 1
         moved = self.mine(seat) - before
         # the last move's token, from where to where (the track block's "last")
@@ -565,37 +600,6 @@ class CartagenaState(KernelState):
         if listed & 2:
             return TERMINAL, 0
         return listed >> 2 & 15, listed >> 6
-
-    def _apply_seen(self, action: int) -> list[tuple]:
-        """Apply ``action``; return the card events it made, for the seats' knowledge."""
-        game = self.game
-        kind, symbol, _ = K.decode(game.cfg, action)
-        seat = int(self.buf[K.M_TO_MOVE])
-        discard = self.discard_counts.tolist() if kind == K.BACK else None
-        K.apply_logged(self.buf, game.cfg, action, self._log)
-        if kind in (K.PLAY, K.DISCARD):
-            return [("played", seat, symbol)]
-        return self._draw_events(seat, discard) if discard is not None else []
-
-    def _draw_events(self, seat: int, discard: list[int]) -> list[tuple[Any, ...]]:
-        """The kernel's log of the draws just made, as knowledge events (``discard``: the
-        discard pile before them, which a reshuffle turns into the new pile)."""
-        log, public = self._log, bool(self.game.cfg[K.C_ROW])
-        events: list[tuple[Any, ...]] = []
-        row: list[int] = []
-        for i in range(1, int(log[0]) + 1, 2):
-            code, card = int(log[i]), int(log[i + 1])
-            if code == K.EV_REVEAL:
-                row.append(card)
-                continue
-            if row:
-                events.append(("revealed", row))
-                row = []
-            events.append(("reshuffled", discard) if code == K.EV_RESHUFFLE
-                          else ("drew", seat, card, public))
-        if row:
-            events.append(("revealed", row))
-        return events
 
     def _action_text(self, action: int) -> str:
         return self.game.action_texts[action]

@@ -124,6 +124,13 @@ def _offsets(cfg):
 
 
 @njit(cache=True, inline="always")
+def offsets(cfg):
+    """Where the buffer's arrays start: track, occupancy, tokens per seat, hands, discards,
+    pile (what :func:`layout` names, for compiled code elsewhere)."""
+    return _offsets(cfg)
+
+
+@njit(cache=True, inline="always")
 def _rng(buf):
     return (np.uint64(buf[M_RNG_HI]) << np.uint64(32)) | (np.uint64(buf[M_RNG_LO]) & MASK32)
 
@@ -351,6 +358,16 @@ def apply(buf, cfg, action):
 def apply_logged(buf, cfg, action, log):
     """Apply a legal action, writing its draws to ``log`` (see :func:`new_log`)."""
     _act(buf, cfg, action, log)
+
+
+@njit(cache=True)
+def apply_if_legal(buf, cfg, action, log, out):
+    """:func:`apply_logged` of ``action`` if it is one of :func:`legal`'s (``out``: work
+    space); whether it was (one call for a checked move)."""
+    if not is_legal(buf, cfg, action, out):
+        return False
+    _act(buf, cfg, action, log)
+    return True
 
 
 @njit(cache=True)

@@ -12,6 +12,10 @@ are all in other hands. :class:`CardKnowledge` keeps that for one viewer:
   the draw pile below any face-up cards; within a group the places are
   interchangeable, between groups they are not.
 
+The rules above are compiled, once, in ``cartagena_seen`` (a game's state and the
+vector environment keep the knowledge with them); :class:`CardKnowledge` is one
+viewer's knowledge as that array, read as lists.
+
 Dealing each group at random into its places (the kernel's ``deal_groups``)
 gives a world consistent with everything the viewer has seen. Before any
 reshuffle and with nothing drawn in the open there is one group, every unseen
@@ -37,129 +41,133 @@ a seat's choices say about its hand.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from . import cartagena_seen as seen
+
 
 class KnowledgeError(RuntimeError):
     """The events contradict what was known: a bug in the tracking, never bad input."""
 
 
+def check(code: int) -> None:
+    """Raise :class:`KnowledgeError` for an error code of ``cartagena_seen``."""
+    if code:
+        raise KnowledgeError(seen.MESSAGES[int(code)])
+
+
 class CardKnowledge:
-    """One viewer's knowledge of the unseen cards; groups are ``[cards, hands, pile]``."""
+    """One viewer's knowledge of the unseen cards: the array ``kn`` (``cartagena_seen``),
+    read as ``known`` (per seat, per symbol) and ``groups`` (``[cards, hands, pile]``)."""
 
-    __slots__ = ("viewer", "known", "groups")
+    __slots__ = ("kn",)
 
-    def __init__(self, viewer: int, known: list[list[int]], groups: list[list]):
-        self.viewer, self.known, self.groups = viewer, known, groups
+    def __init__(self, viewer: int, known: list[list[int]], groups: list[list],
+                 room: int | None = None):
+        """Knowledge of ``known`` cards and ``groups`` (with room for ``room`` groups, by
+        default as many as it has, at least one); ValueError where a count does not fit."""
+        S, NP = len(known[0]), len(known)
+        room = max(1, len(groups)) if room is None else room
+        kn = np.zeros(seen.size_for(S, NP, room), dtype=np.int32)
+        kn[[seen.H_GROUPS, seen.H_ROOM, seen.H_VIEWER, seen.H_S, seen.H_NP]] = \
+            len(groups), room, viewer, S, NP
+        values = [int(n) for row in known for n in row] + \
+            [int(n) for cards, hands, pile in groups for n in [*cards, *hands, pile]]
+        if any(not -2**31 <= n < 2**31 for n in values) or \
+                any(len(k) != S for k in known) or \
+                any(len(c) != S or len(h) != NP for c, h, _ in groups):
+            raise ValueError("card knowledge of the wrong shape or out of range")
+        kn[seen.HEADER:seen.HEADER + len(values)] = values
+        self.kn = kn
 
     @classmethod
-    def at_deal(cls, viewer: int, unseen, hand_sizes, pile: int) -> CardKnowledge:
-        """At the start: every card the viewer cannot see is in one group."""
-        seats, symbols = len(hand_sizes), len(unseen)
-        hands = [0 if q == viewer else int(n) for q, n in enumerate(hand_sizes)]
-        return cls(viewer, [[0] * symbols for _ in range(seats)],
-                   [[[int(c) for c in unseen], hands, int(pile)]])
+    def over(cls, kn: np.ndarray) -> CardKnowledge:
+        """The knowledge kept in the array ``kn`` (not copied: events change it)."""
+        knowledge = object.__new__(cls)
+        knowledge.kn = kn
+        return knowledge
+
+    @property
+    def viewer(self) -> int:
+        return int(self.kn[seen.H_VIEWER])
+
+    @property
+    def _shape(self) -> tuple[int, int]:
+        return int(self.kn[seen.H_S]), int(self.kn[seen.H_NP])
+
+    @property
+    def known(self) -> list[list[int]]:
+        """The cards the viewer knows each seat holds (counts per symbol)."""
+        S, NP = self._shape
+        return self.kn[seen.HEADER:seen.HEADER + NP * S].reshape(NP, S).tolist()
+
+    @property
+    def groups(self) -> list[list]:
+        """The groups, oldest first: ``[cards per symbol, cards held per seat, in the pile]``."""
+        S, NP = self._shape
+        at, width = seen.HEADER + NP * S, S + NP + 1
+        rows = self.kn[at:at + int(self.kn[seen.H_GROUPS]) * width].reshape(-1, width).tolist()
+        return [[row[:S], row[S:S + NP], row[S + NP]] for row in rows]
+
+    @classmethod
+    def at_deal(cls, viewer: int, unseen, hand_sizes, pile: int,
+                room: int | None = None) -> CardKnowledge:
+        """At the start: every card the viewer cannot see is in one group (``room``: the
+        most groups it may need, by default as many as cards)."""
+        S, NP = len(unseen), len(hand_sizes)
+        groups = 2 + sum(int(c) for c in unseen) if room is None else room
+        kn = np.zeros(seen.size_for(S, NP, groups), dtype=np.int32)
+        seen.start(kn, viewer, S, NP, groups, np.asarray(unseen, dtype=np.int64),
+                   np.asarray(hand_sizes, dtype=np.int64), int(pile))
+        return cls.over(kn)
 
     def copy(self) -> CardKnowledge:
-        return CardKnowledge(self.viewer, [list(k) for k in self.known],
-                             [[list(c), list(h), p] for c, h, p in self.groups])
+        return CardKnowledge.over(self.kn.copy())
 
-    # Events -----------------------------------------------------------------------
+    # Events (the rules: cartagena_seen) ----------------------------------------------
     def played(self, seat: int, card: int) -> None:
         """``seat`` played or discarded ``card`` (public)."""
-        if seat == self.viewer:
-            return
-        if self.known[seat][card]:
-            self.known[seat][card] -= 1
-            return
-        sources = [g for g in self.groups if g[1][seat] and g[0][card]]
-        if len(sources) > 1:
-            self._merge(sources)
-            sources = [g for g in self.groups if g[1][seat] and g[0][card]]
-        if not sources:
-            raise KnowledgeError(f"seat {seat} played symbol {card}, which it cannot hold")
-        sources[0][0][card] -= 1
-        sources[0][1][seat] -= 1
-        self._tidy()
+        check(seen.played(self.kn, seat, card))
 
     def drew(self, seat: int, card: int | None, public: bool) -> None:
         """``seat`` drew ``card``: from the face-up row if ``public``, else from the
         hidden pile (``card`` is then only known to the viewer for its own draws)."""
-        latest = self.groups[-1] if self.groups else None
-        if public:
-            if seat != self.viewer:
-                assert card is not None, "a draw from the face-up row shows its card"
-                self.known[seat][card] += 1
-            return
-        if latest is None or latest[2] == 0:
-            raise KnowledgeError("a draw from a hidden pile the viewer thinks is empty")
-        latest[2] -= 1
-        if seat == self.viewer:
-            if not latest[0][card]:
-                raise KnowledgeError(f"the viewer drew symbol {card}, which was not unseen")
-            latest[0][card] -= 1
-        else:
-            latest[1][seat] += 1
-        self._tidy()
+        check(seen.drew(self.kn, seat, -1 if card is None else card, public))
 
     def revealed(self, cards) -> None:
         """Cards of the hidden pile were laid face up."""
-        latest = self.groups[-1]
-        for card in cards:
-            latest[0][card] -= 1
-            latest[2] -= 1
-        if latest[2] < 0 or min(latest[0]) < 0:
-            raise KnowledgeError("face-up cards that were not in the hidden pile")
-        self._tidy()
+        cards = np.asarray(cards, dtype=np.int64)
+        check(seen.revealed(self.kn, cards, len(cards)))
 
     def reshuffled(self, discard) -> None:
         """The discard pile (``discard``: counts per symbol) became the new pile."""
-        if any(g[2] for g in self.groups):
-            raise KnowledgeError("a reshuffle while the viewer thinks the pile is not empty")
-        seats = len(self.known)
-        self.groups.append([[int(c) for c in discard], [0] * seats, int(sum(discard))])
-        self._tidy()
-
-    # Upkeep -----------------------------------------------------------------------
-    def _merge(self, groups) -> None:
-        """Put ``groups`` together in the place of the last of them."""
-        merged = [[sum(col) for col in zip(*(g[0] for g in groups))],
-                  [sum(col) for col in zip(*(g[1] for g in groups))],
-                  sum(g[2] for g in groups)]
-        last = max(self.groups.index(g) for g in groups)
-        keep = [g for g in self.groups if not any(g is m for m in groups)]
-        keep.insert(last - len(groups) + 1, merged)
-        self.groups = keep
-
-    def _tidy(self) -> None:
-        """Drop empty groups; a group only one seat holds (no pile) becomes known."""
-        kept = []
-        for cards, hands, pile in self.groups:
-            holders = [q for q, n in enumerate(hands) if n]
-            if not pile and len(holders) == 1:
-                self.known[holders[0]] = [a + b for a, b in zip(self.known[holders[0]], cards)]
-            elif pile or holders:
-                kept.append([cards, hands, pile])
-        self.groups = kept
+        check(seen.reshuffled(self.kn, np.asarray(discard, dtype=np.int64)))
 
     # Worlds -----------------------------------------------------------------------
     def trivial(self) -> bool:
         """Nothing beyond one group of every unseen card: the plain uniform deal."""
-        return len(self.groups) <= 1 and not any(any(k) for k in self.known)
+        S, NP = self._shape
+        return int(self.kn[seen.H_GROUPS]) <= 1 and \
+            not self.kn[seen.HEADER:seen.HEADER + NP * S].any()
 
     # Plain data (views) -----------------------------------------------------------
     def to_data(self, alphabet: str, names) -> dict:
         def cards(counts):
             return {alphabet[s]: int(n) for s, n in enumerate(counts)}
+        viewer = self.viewer
         return {"known": {names[q]: cards(k) for q, k in enumerate(self.known)
-                          if q != self.viewer},
+                          if q != viewer},
                 "groups": [{"cards": cards(c), "hands": {names[q]: int(n) for q, n in
                                                          enumerate(h) if n},
                             "pile": int(p)} for c, h, p in self.groups]}
 
     @classmethod
     def from_data(cls, data: dict, viewer: int, alphabet: str, names) -> CardKnowledge:
+        """The knowledge :meth:`to_data` wrote (ValueError if it does not fit an array)."""
         def counts(cards):
             return [int(cards.get(a, 0)) for a in alphabet]
         known = [counts(data["known"].get(name, {})) for name in names]
+        known[viewer] = [0] * len(alphabet)
         groups = [[counts(g["cards"]), [int(g["hands"].get(name, 0)) for name in names],
                    int(g["pile"])] for g in data["groups"]]
         return cls(viewer, known, groups)

@@ -83,6 +83,10 @@ class CartesoState(TerritoryState):
     def _apply_play(self, action: int) -> None:
         K.play(self.buf, self.scratch, self.game.n, self.topo.nbr, self.topo.diag, action)
 
+    def _play_if_legal(self, action: int) -> bool:
+        return K.play_if_legal(self.buf, self.scratch, self.game.n, self.topo.nbr,
+                               self.topo.diag, action)
+
     def _over(self) -> bool:
         return self.buf.item(K.M_OVER) != 0
 

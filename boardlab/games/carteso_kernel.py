@@ -620,6 +620,16 @@ def play(buf, scratch, n, nbr, diag, action):
 
 
 @njit(cache=True)
+def play_if_legal(buf, scratch, n, nbr, diag, action):
+    """:func:`play` of ``action`` (in range) if :func:`is_legal` says it may be played
+    (in play, not over); whether it was (one call for a checked move)."""
+    if not is_legal(buf, n, action):
+        return False
+    play(buf, scratch, n, nbr, diag, action)
+    return True
+
+
+@njit(cache=True)
 def pass_turn(buf):
     buf[M_PASSES] += 1
     if buf[M_PASSES] >= 2:

@@ -434,6 +434,10 @@ class CtorState(KernelState):
     def _apply(self, action: int) -> None:
         K.apply(self.buf, *self._tables(), action)
 
+    def _apply_if_legal(self, action: int) -> bool:
+        """The kernel's check and move in one call (one seat acts: no round is open)."""
+        return K.apply_if_legal(self.buf, *self._tables(), action, self._out)
+
     def illegal_reason(self, action: int) -> str | None:
         if self.resigned is None and not self._in_round() and \
                 0 <= action < self.game.num_actions and \

@@ -446,6 +446,17 @@ def is_legal(buf, cfg, nbr, diag, action, out):
             return True
     return False
 
+
+@njit(cache=True)
+def apply_if_legal(buf, cfg, nbr, diag, action, out):
+    """:func:`apply` of ``action`` if :func:`is_legal` (``out``: work space); whether it
+    was (one call for a checked move)."""
+    if not is_legal(buf, cfg, nbr, diag, action, out):
+        return False
+    apply(buf, cfg, nbr, diag, action)
+    return True
+
+
 @njit(cache=True)
 def in_round(buf, cfg):
     """Whether a simultaneous sub-round is open (a regular turn of a team of 2-3

@@ -77,6 +77,9 @@ class RumboState(TerritoryState):
     def _apply_play(self, action: int) -> None:
         K.play(self.buf, self.game.n, self.topo.nbr, action)
 
+    def _play_if_legal(self, action: int) -> bool:
+        return K.play_if_legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, action)
+
     def _over(self) -> bool:
         return self.buf.item(K.M_NEMPTY) == 0
 

@@ -119,6 +119,16 @@ def is_legal_action(buf, n, nbr, degree, action):
 
 
 @njit(cache=True)
+def play_if_legal(buf, n, nbr, degree, action):
+    """:func:`play` of ``action`` (in range) if :func:`is_legal_action` allows it (in
+    play, not over); whether it did (one call for a checked move)."""
+    if not is_legal_action(buf, n, nbr, degree, action):
+        return False
+    play(buf, n, nbr, action)
+    return True
+
+
+@njit(cache=True)
 def legal(buf, n, nbr, degree, out):
     """Write the legal play actions (black stones, then white stones) to ``out``; return
     how many. ``out`` holds 2P: the white ones wait in its second half.

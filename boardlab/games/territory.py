@@ -263,6 +263,14 @@ class TerritoryState(KernelState):
     def _apply_play(self, action: int) -> None:
         raise NotImplementedError
 
+    def _apply_if_legal(self, action: int) -> bool:
+        """In play, the kernel's check and move in one call (``_play_if_legal``)."""
+        return self.chosen and self._play_if_legal(action)   # (apply: the game runs)
+
+    def _play_if_legal(self, action: int) -> bool:
+        """Make a play action if it is legal now (the kernel's rule) and say whether."""
+        return False
+
     def _over(self) -> bool:
         raise NotImplementedError
 
@@ -301,6 +309,8 @@ class TerritoryState(KernelState):
         return self.seat_of_side[self.buf.item(self.kernel.M_TURN)]
 
     def legal_actions(self) -> list[int]:
+        if self.chosen and self.resigned is None and not self.agreed_draw:
+            return [] if self._over() else self._legal_play()      # in play: the hot path
         phase = self.phase()
         if phase == "play":
             return self._legal_play()
