@@ -547,11 +547,13 @@ class CartagenaState(KernelState):
         else:                                    # and what each seat saw of it
             check(seen.act(self.buf, game.cfg, action, self._log, self._know,
                            self._seen_work))
-        self._applied()
+        self._applied(seat, before)
 
     def _apply_if_legal(self, action: int) -> bool:
         """:meth:`_apply` of a legal ``action`` with its check, in one kernel call."""
         game = self.game
+        seat = int(self.buf[K.M_TO_MOVE])
+        before = self.mine(seat).copy()
         if self.knowledge is None:
             if not K.apply_if_legal(self.buf, game.cfg, action, self._log, self._out):
                 return False
@@ -561,12 +563,13 @@ class CartagenaState(KernelState):
             if code < 0:
                 return False
             check(code)
-        self._applied()
+        self._applied(seat, before)
         return True
 
-    def _applied(self) -> None:
-        """After an action: a sample played on is no longer its viewer's; the history
-        length after a draw (see undo_floor)."""
+    def _applied(self, seat: int, before: np.ndarray) -> None:
+        """After an action of ``seat`` (its tokens ``before`` it): a sample played on is
+        no longer its viewer's; the history length after a draw (see undo_floor); the
+        token it moved."""
         if self.knowledge is None and self.sampled_for is not None:
             self.sampled_for = self._deal_arrays = None
         if self._log[0]:                         # a card was drawn
