@@ -43,9 +43,9 @@ from .soak import (NO_CREATE_LIMIT, WAIT, ServerProcess, SoakError, _libraries, 
 #: bots do not chat: ``chat`` is empty)
 ALLOWED = {
     "sync": {"type", "version", "seat", "seats", "view", "lines", "clock", "draw_offer",
-             "rematch", "chat"},
+             "rematch", "movers", "chat"},
     "update": {"type", "version", "seat", "view", "lines", "announcements", "draw_offer",
-               "rematch"},
+               "rematch", "movers"},
     "ack": {"type", "key", "version"},
     "error": {"type", "code", "message", "key"},
 }
