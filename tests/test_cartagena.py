@@ -1557,3 +1557,28 @@ def test_scores_are_pirates_in_the_boat_and_agree_with_the_result():
     result = s.view(None)["result"]
     assert result == {"winners": ["green"], "draw": False, "returns": [1.0, -1.0],
                       "scores": {"green": 2, "purple": 0}, "reason": "all tokens home"}
+
+
+def test_the_track_block_marks_the_last_moved_token_from_where_to_where():
+    """The view's board block names the last move's token ("last": [from, to]) after a
+    move of a token, in copies too, and not once another action (a card drawn by ending
+    the turn, a pass) moved none."""
+    rng = random.Random(11)
+    state = boardlab.make("cartagena(profile=basic,players=3)").new_initial_state(5)
+    marked = 0
+    while not state.is_terminal() and marked < 30:
+        seat = state.current_player()
+        if seat < 0:
+            state.apply(rng.choice(state.legal_actions()))
+            continue
+        before = state.mine(seat).copy()
+        state.apply(rng.choice(state.legal_actions()))
+        change = state.mine(seat) - before
+        last = state.view(seat)["board"].get("last")
+        if change.any():
+            assert last == [int(np.argmin(change)), int(np.argmax(change))]
+            assert state.clone().view(None)["board"].get("last") == last
+            marked += 1
+        else:
+            assert last is None
+    assert marked == 30

@@ -574,10 +574,9 @@ class CartagenaState(KernelState):
             self.sampled_for = self._deal_arrays = None
         if self._log[0]:                         # a card was drawn
             self.drew_at = len(self.history) + 1
-        moved = self.mine(seat) - before
-        # the last move's token, from where to where (the track block's "last")
-        self.moved = (len(self.history), int(np.argmin(moved)), int(np.argmax(moved))) \
-            if moved.any() else None
+        # the last move's token: its seat's tokens before it, compared when a view asks
+        # (the track block's "last"), not on every move of a search
+        self._moved_from = (len(self.history), seat, before)
 
     # A searcher's walk (MCTS._iterate_listed): the legal actions in an array, and a move
     # that gives the next ones in the same kernel call (the rules of apply and legal)
@@ -765,10 +764,22 @@ class CartagenaState(KernelState):
         }
         if game.cfg[K.C_ROW]:
             block["face_up"] = self.face_up()
-        moved = self.__dict__.get("moved")
-        if moved is not None and moved[0] == len(self.history) - 1:
-            block["last"] = list(moved[1:])
+        moved = self._last_moved()
+        if moved is not None:
+            block["last"] = list(moved)
         return block
+
+    def _last_moved(self) -> tuple[int, int] | None:
+        """The last move's token, from where to where (None: no token moved last)."""
+        last = len(self.history) - 1
+        moved = self.__dict__.get("moved")              # as a sample's view showed it
+        if moved is not None and moved[0] == last:
+            return moved[1], moved[2]
+        raw = self.__dict__.get("_moved_from")
+        if raw is None or raw[0] != last:
+            return None
+        change = self.mine(raw[1]) - raw[2]
+        return (int(np.argmin(change)), int(np.argmax(change))) if change.any() else None
 
     def _knowledge_data(self, seat: int | None) -> dict | None:
         """What ``seat`` knows of the cards it cannot see (see ``cartagena_knowledge``)."""
