@@ -6,6 +6,7 @@ from numba import njit
 
 from . import carteso_kernel as K
 from .territory_vector import C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, returns, scalars
+from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
 
 
 @njit(cache=True)

@@ -48,6 +48,16 @@ def config(game: Any, base: int) -> np.ndarray:
     return np.array([game.n, game.komi_half, base], dtype=np.int64)
 
 
+def state_row(state, row):
+    """Write the row of ``state`` (a game in play) into ``row``: its buffer, the moves
+    made and the last action (``nn.kernel_observe`` reads positions so)."""
+    buf, history = state.buf, state.history
+    base = len(buf)
+    row[:base] = buf
+    row[base + X_MOVES] = len(history)
+    row[base + X_LAST] = history[-1][1] if history else -1
+
+
 @njit(cache=True, inline="always")
 def returns(lead, komi_half, out):
     """Returns of a finished game from Vertical's lead in half points, komi aside."""
