@@ -73,23 +73,59 @@ def _api_games(game, seconds: float, rng: random.Random) -> tuple[float, float, 
             return elapsed, time.process_time() - cpu, moves
 
 
-def bench_api(spec: str, seconds: float = 1.0, runs: int = 5, seed: int = 1) -> dict:
+def _openspiel_reference(name: str | None):
+    """The pyspiel game ``name``, or None (no name, or pyspiel not installed)."""
+    if name is None:
+        return None
+    try:
+        import pyspiel  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    return pyspiel.load_game(name)
+
+
+def _api_figures(spec: str, rates: list, cpu_costs: list, runs: int) -> dict:
+    rate = statistics.median(rates)
+    return {"spec": spec, "api_moves_per_s": rate, "us_per_move": 1e6 / rate,
+            "cpu_us_per_move": statistics.median(cpu_costs), "runs": runs}
+
+
+def bench_api(spec: str, seconds: float = 1.0, runs: int = 5, seed: int = 1,
+              reference: str | None = None) -> dict:
     """Random games through the Python protocol (legal_actions + apply).
 
     After a warm-up of about a quarter of a run, ``runs`` runs of whole games,
     each about ``seconds`` long: the median moves/s and its cost per move in µs, in
     wall-clock time and in CPU time (the steadier figure on a busy machine).
+
+    With ``reference`` (an OpenSpiel game name, where pyspiel is installed) every run of
+    the game comes right after a run of the reference through the same loop, so that a
+    load that comes and goes weighs on both alike: ``result["reference"]`` has the
+    reference's figures and ``result["x"]`` the median over the runs of the game's CPU
+    cost a move over the reference's in the same pair (None without pyspiel).
     """
     game = make(spec)
+    other = _openspiel_reference(reference)
     _api_games(game, seconds / 4, random.Random(seed - 1))      # compile / warm up
-    rates, cpu_costs = [], []
+    if other is not None:
+        _openspiel_games(other, seconds / 4, random.Random(seed - 1))
+    rates, cpu_costs, ref_rates, ref_costs, ratios = [], [], [], [], []
     for run in range(runs):
+        if other is not None:
+            elapsed, cpu, moves = _openspiel_games(other, seconds, random.Random(seed + run))
+            ref_rates.append(moves / elapsed)
+            ref_costs.append(1e6 * cpu / moves)
         elapsed, cpu, moves = _api_games(game, seconds, random.Random(seed + run))
         rates.append(moves / elapsed)
         cpu_costs.append(1e6 * cpu / moves)
-    rate = statistics.median(rates)
-    return {"spec": game.spec, "api_moves_per_s": rate, "us_per_move": 1e6 / rate,
-            "cpu_us_per_move": statistics.median(cpu_costs), "runs": runs}
+        if other is not None:
+            ratios.append(cpu_costs[-1] / ref_costs[-1])
+    result = _api_figures(game.spec, rates, cpu_costs, runs)
+    if reference is not None:
+        result["reference"] = None if other is None else \
+            _api_figures(f"openspiel:{reference}", ref_rates, ref_costs, runs)
+        result["x"] = statistics.median(ratios) if ratios else None
+    return result
 
 
 #: the reference of ``bench --api``: OpenSpiel's C++ Go on 9x9, driven from Python
@@ -108,27 +144,6 @@ def _openspiel_games(game, seconds: float, rng: random.Random) -> tuple[float, f
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             return elapsed, time.process_time() - cpu, moves
-
-
-def bench_openspiel_api(name: str = OPENSPIEL_REFERENCE, seconds: float = 1.0, runs: int = 5,
-                        seed: int = 1) -> dict | None:
-    """:func:`bench_api`'s figures for the OpenSpiel game ``name`` (random games through
-    pyspiel, the same loop), or None where pyspiel is not installed: the reference that
-    the single-game API is compared with, measured in the same run."""
-    try:
-        import pyspiel  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    game = pyspiel.load_game(name)
-    _openspiel_games(game, seconds / 4, random.Random(seed - 1))
-    rates, cpu_costs = [], []
-    for run in range(runs):
-        elapsed, cpu, moves = _openspiel_games(game, seconds, random.Random(seed + run))
-        rates.append(moves / elapsed)
-        cpu_costs.append(1e6 * cpu / moves)
-    rate = statistics.median(rates)
-    return {"spec": f"openspiel:{name}", "api_moves_per_s": rate, "us_per_move": 1e6 / rate,
-            "cpu_us_per_move": statistics.median(cpu_costs), "runs": runs}
 
 
 def _searchable(game, seed: int, runs: int) -> list[int]:

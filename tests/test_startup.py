@@ -70,10 +70,12 @@ def test_bench_appends_one_json_line_per_figure(tmp_path, capsys):
     assert "us/move" in printed and "carteso(size=4)" in printed
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0] == {"earlier": True}
-    if importlib.util.find_spec("pyspiel") is not None:     # the API's reference, first
-        reference = lines.pop(1)
+    if importlib.util.find_spec("pyspiel") is not None:     # the API's reference, paired
+        reference = lines.pop(2)
         assert reference["spec"] == "openspiel:go(board_size=9)" and reference["rate"] > 0
+        assert reference["result"]["paired_with"] == "carteso(size=4)"
         assert "openspiel:go(board_size=9) through pyspiel" in printed
+        assert lines[2]["result"]["x"] > 0
     assert len(lines) == 3
     kernel, api = lines[1:]
     assert (kernel["mode"], kernel["unit"], api["mode"], api["unit"]) == \
@@ -122,3 +124,23 @@ def test_the_search_bench_skips_positions_with_one_legal_move():
     for case in cases:
         state = game.new_initial_state(seed=case)
         assert len(state.legal_actions_for(state.acting_seats()[0])) > 1
+
+
+def test_bench_api_times_the_reference_and_the_game_in_alternation(monkeypatch):
+    """Each run of the game comes right after a run of OpenSpiel's reference (a load that
+    comes and goes weighs on both alike); ``x`` is the median of the pairs' ratios."""
+    from boardlab import bench
+
+    calls = []
+    monkeypatch.setattr(bench, "_openspiel_reference", lambda name: "a pyspiel game")
+    monkeypatch.setattr(bench, "_openspiel_games",
+                        lambda game, seconds, rng: calls.append("reference") or (1.0, 1.0, 100))
+    costs = iter([9.0, 1.0, 3.0, 2.0, 1.0, 1.0])   # the game's CPU seconds: warm-up, runs
+    monkeypatch.setattr(bench, "_api_games",
+                        lambda game, seconds, rng: calls.append("game") or (1.0, next(costs), 100))
+    result = bench.bench_api("carteso(size=4)", seconds=0.01, runs=3,
+                             reference="go(board_size=9)")
+    assert calls == ["game", "reference"] + ["reference", "game"] * 3   # warm-ups, then pairs
+    assert result["reference"]["cpu_us_per_move"] == 1e4
+    assert result["x"] == 2.0 and result["cpu_us_per_move"] == 2e4
+    assert "reference" not in bench.bench_api("carteso(size=4)", seconds=0.01, runs=1)

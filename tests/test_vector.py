@@ -204,7 +204,7 @@ def test_the_vector_benchmark_measures_each_game_with_a_vector_kernel(capsys):
 
 
 def test_a_kernel_that_does_not_cover_the_encoding_is_refused():
-    from boardlab.vector.layout import layout
+    from boardlab.nn.kernel_layout import layout
 
     game = boardlab.make("carteso(size=4)")
     encoder, kernel = ViewEncoder(game), game.vector_kernel()

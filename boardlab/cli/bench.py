@@ -8,9 +8,10 @@ from ..core.errors import BoardlabError
 
 def cmd_bench(args) -> int:
     """Print (and with --json-out keep) the speed figures of each spec."""
-    from ..bench import (append_json_line, bench_api, bench_kernel, bench_openspiel_api,
+    from ..bench import (OPENSPIEL_REFERENCE, append_json_line, bench_api, bench_kernel,
                          bench_search, bench_vector, default_specs, git_commit, measurement,
                          vector_specs)
+    from importlib.util import find_spec
 
     if args.runs < 1:
         raise BoardlabError(f"--runs must be at least 1, not {args.runs}")
@@ -46,28 +47,30 @@ def cmd_bench(args) -> int:
         return 0
     print(f"random playouts, one thread, after a warm-up, median of {args.runs} runs of "
           f"~{args.seconds:g} s")
-    reference = bench_openspiel_api(seconds=args.seconds, runs=args.runs) if args.api \
-        else None
-    if reference is not None:
-        keep("api", reference)
-        print(f"the API's reference, {reference['spec']} through pyspiel: "
-              f"{reference['us_per_move']:.2f} us/move, {reference['cpu_us_per_move']:.2f} "
-              f"CPU us/move (x: a game's CPU us/move over it)")
+    paired = args.api and find_spec("pyspiel") is not None
+    if paired:
+        print(f"the API's reference: openspiel:{OPENSPIEL_REFERENCE} through pyspiel, each "
+              f"run of a game right after one of it (ref: its CPU us/move; x: the median "
+              f"over the pairs of a game's CPU us/move over it)")
     print(f"{'game':<40} {'playouts/s':>12} {'moves/s':>12} {'mean length':>12}"
           f"{'  api moves/s  us/move  cpu us/move' if args.api else ''}"
-          f"{'      x' if reference else ''}")
+          f"{'  ref cpu us      x' if paired else ''}")
     for spec in specs:
         result = bench_kernel(spec, seconds=args.seconds, runs=args.runs)
         keep("kernel", result)
         line = (f"{spec:<40} {result['playouts_per_s']:>12,.0f} "
                 f"{result['moves_per_s']:>12,.0f} {result['mean_length']:>12.1f}")
         if args.api:
-            api = bench_api(spec, seconds=args.seconds, runs=args.runs)
+            api = bench_api(spec, seconds=args.seconds, runs=args.runs,
+                            reference=OPENSPIEL_REFERENCE if paired else None)
+            reference = api.get("reference")
+            if reference is not None:
+                keep("api", reference | {"paired_with": api["spec"]})
             keep("api", api)
             line += (f"  {api['api_moves_per_s']:>11,.0f} {api['us_per_move']:>8.2f} "
                      f"{api['cpu_us_per_move']:>12.2f}")
-            if reference:
-                line += f" {api['cpu_us_per_move'] / reference['cpu_us_per_move']:>6.2f}"
+            if reference is not None:
+                line += f" {reference['cpu_us_per_move']:>12.2f} {api['x']:>6.2f}"
         print(line, flush=True)
     return 0
 

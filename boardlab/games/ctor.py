@@ -45,6 +45,8 @@ from . import ctor_text as text
 from . import ctor_vector
 from .topology import square_turns, torus
 
+_M_PHASE, _M_TEAM, _PH_OVER = K.M_PHASE, K.M_TEAM, K.PH_OVER      # (module globals: fast)
+
 QUOTAS = "2,2,1/2,2,0/3,3,0"
 _TEAMS = re.compile(r"^([123])v([123])$")
 
@@ -380,6 +382,9 @@ class CtorState(KernelState):
         K.init(self.buf, game.cfg)
         self._out = np.empty(game.num_actions, dtype=np.int32)
         self._simultaneous = game.simultaneous      # else no sub-round ever opens
+        # the kernel's tables and each team's captain, made once (the protocol's hot path)
+        self._t = (game.cfg, game.topology.nbr, game.topology.diag)
+        self._captains = (game.captain(0), game.captain(1))
         if game.secrets is not None:
             for team, squares in enumerate(game.secrets):
                 self._arr(K.A_SECRET + team)[squares] = 1
@@ -409,8 +414,7 @@ class CtorState(KernelState):
         return int(self.buf[K.M_COUNT]), int(self.buf[K.M_COUNT_2])
 
     def _tables(self):
-        game = self.game
-        return game.cfg, game.topology.nbr, game.topology.diag
+        return self._t
 
     # Protocol ---------------------------------------------------------------------
     def _in_round(self) -> bool:
@@ -419,29 +423,35 @@ class CtorState(KernelState):
         return self._simultaneous and K.in_round(self.buf, self.game.cfg)
 
     def _current_player(self) -> int:
-        if self.buf.item(K.M_PHASE) == K.PH_OVER:
+        buf = self.buf
+        if buf.item(_M_PHASE) == _PH_OVER:
             return TERMINAL
-        if self._in_round():
+        if self._simultaneous and K.in_round(buf, self.game.cfg):
             return SIMULTANEOUS
-        return self.game.captain(self.buf.item(K.M_TEAM))
+        return self._captains[buf.item(_M_TEAM)]
+
+    def is_terminal(self) -> bool:
+        """(``current_player() == TERMINAL``, asked without the rest.)"""
+        return self.resigned is not None or self.agreed_draw or \
+            self.buf.item(_M_PHASE) == _PH_OVER
 
     def legal_actions(self) -> list[int]:
         if self.resigned is not None or self._in_round():
             return []
-        count = K.legal(self.buf, *self._tables(), self._out)
-        return self._out[:count].tolist()
+        out = self._out
+        return out[:K.legal(self.buf, *self._t, out)].tolist()
 
     def _apply(self, action: int) -> None:
-        K.apply(self.buf, *self._tables(), action)
+        K.apply(self.buf, *self._t, action)
 
     def _apply_if_legal(self, action: int) -> bool:
         """The kernel's check and move in one call (one seat acts: no round is open)."""
-        return K.apply_if_legal(self.buf, *self._tables(), action, self._out)
+        return K.apply_if_legal(self.buf, *self._t, action)
 
     def illegal_reason(self, action: int) -> str | None:
         if self.resigned is None and not self._in_round() and \
                 0 <= action < self.game.num_actions and \
-                K.is_legal(self.buf, *self._tables(), action, self._out):
+                K.is_legal(self.buf, *self._tables(), action):
             return None                # (one of legal_actions(), without making the list)
         game = self.game
         kind, cell, target = K.decode(action, game.P, game.topology.nbr)

@@ -438,20 +438,45 @@ def _apply_one(buf, cfg, nbr, diag, action):
 
 
 @njit(cache=True)
-def is_legal(buf, cfg, nbr, diag, action, out):
-    """Whether ``action`` is one of :func:`legal`'s actions now (``out`` is work space)."""
-    count = legal(buf, cfg, nbr, diag, out)
-    for i in range(count):
-        if out[i] == action:
-            return True
-    return False
+def is_legal(buf, cfg, nbr, diag, action):
+    """Whether ``action`` is one of :func:`legal`'s actions now, asked of that action
+    alone (the branches of :func:`legal`, in its order; tests/test_ctor_legal.py checks
+    the two agree on every action of many positions)."""
+    n = cfg[C_N]
+    P = n * n
+    if action < 0 or action > 8 * P:
+        return False
+    phase, team = buf[M_PHASE], buf[M_TEAM]
+    colour = team + 1
+    if phase == PH_OVER:
+        return False
+    kind, x, target = decode(action, P, nbr)
+    if phase == PH_SECRET:
+        return kind == KIND_SECRET and buf[_o(A_SECRET + team, P) + x] == 0
+    if kind == KIND_SECRET:
+        return False
+    if buf[M_LIFTS] == 1:
+        return kind == KIND_LIFT and buf[META + x] == colour
+    if buf[M_LIFTS] == 2 or phase == PH_OPENING:
+        return kind == KIND_PUT and buf[META + x] == 0
+    if kind == KIND_END:
+        return True
+    if kind == KIND_REPLACE:
+        return (buf[M_OPS] > 0 or cfg[C_AFTER_OP] == 0) and can_replace(buf, nbr, diag, x, team)
+    if buf[M_FULL] != 0 and cfg[C_END_CHECK] != END_OF_TURN:
+        return False
+    if kind == KIND_PUT:
+        return buf[M_PUT] > 0 and buf[META + x] == 0
+    if kind == KIND_MOVE:
+        return buf[M_MOVE] > 0 and buf[META + x] == colour and buf[META + target] == 0
+    return buf[M_LAND] > 0 and buf[M_COUNT + team] >= 2 and buf[META + x] == colour
 
 
 @njit(cache=True)
-def apply_if_legal(buf, cfg, nbr, diag, action, out):
-    """:func:`apply` of ``action`` if :func:`is_legal` (``out``: work space); whether it
-    was (one call for a checked move)."""
-    if not is_legal(buf, cfg, nbr, diag, action, out):
+def apply_if_legal(buf, cfg, nbr, diag, action):
+    """:func:`apply` of ``action`` if :func:`is_legal`; whether it was (one call for a
+    checked move)."""
+    if not is_legal(buf, cfg, nbr, diag, action):
         return False
     apply(buf, cfg, nbr, diag, action)
     return True

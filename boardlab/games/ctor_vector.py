@@ -37,6 +37,21 @@ def declare(game: Any, buffer: np.ndarray) -> VectorKernel:
                         tuple(range(game.P)), scalars, (("end_reason",), ("winner",)))
 
 
+def state_row(state, row):
+    """Write the row of ``state`` (a game in play) into ``row``: its buffer and the last
+    action that names squares (``nn.kernel_observe`` reads positions so)."""
+    buf, history = state.buf, state.history
+    base = len(buf)
+    row[:base] = buf
+    end = 7 * state.game.P
+    last = -1
+    for k in range(len(history) - 1, -1, -1):
+        if history[k][1] != end:
+            last = history[k][1]
+            break
+    row[base + X_LAST] = last
+
+
 @njit(cache=True)
 def vec_reset(row, tables, initial, seed):
     row[:] = initial

@@ -5,7 +5,9 @@ from __future__ import annotations
 from numba import njit
 
 from . import rumbo_kernel as K
-from .territory_vector import C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, returns, scalars
+from .territory_vector import (C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, observe_step,
+                               returns, scalars)
+from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
 
 
 @njit(cache=True)
@@ -44,6 +46,18 @@ def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     n = cfg[C_N]
     P = n * n
     observe(row, n, K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
-            K.META + K.A_OWNER * P, cfg[C_BASE], obs, planes_at, cells_at)
+            K.META + K.A_OWNER * P, cfg[C_BASE], obs, planes_at, cells_at, K.M_SCORE_V)
     scalars(row, cfg, 2 * row[K.M_SCORE_V], 2 * row[K.M_SCORE_H] + cfg[C_KOMI], obs,
             scalars_at)
+
+
+@njit(cache=True)
+def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
+    cfg = tables[2]
+    n = cfg[C_N]
+    if not observe_step(row, n, K.META + K.A_BOARD * n * n, K.M_SCORE_V, cfg[C_BASE], obs,
+                        planes_at, cells_at):
+        return False
+    scalars(row, cfg, 2 * row[K.M_SCORE_V], 2 * row[K.M_SCORE_H] + cfg[C_KOMI], obs,
+            scalars_at)
+    return True

@@ -24,8 +24,10 @@ SCALARS = (("komi",), ("moves",), ("scores", "vertical"), ("scores", "horizontal
            ("size",), ("passes",))
 #: the view's keys that the encoding reads as 0 in every position (text or None)
 ZEROS = (("last_move",), ("resigned",), ("returns",), ("winner",), ("button",))
-#: the row's own entries after the kernel's buffer
-X_MOVES, X_LAST = 0, 1
+#: the row's own entries after the kernel's buffer: the moves made, the last action, and
+#: what the observation last written shows (both sides' scores, packed, and the last
+#: action it marks), from which :func:`observe_step` brings it up to date
+X_MOVES, X_LAST, X_SEEN_SCORES, X_SEEN_LAST = 0, 1, 2, 3
 #: the game's constants (``cfg``, int64): board size, komi in half points, the buffer size
 C_N, C_KOMI, C_BASE = 0, 1, 2
 
@@ -35,7 +37,7 @@ def declare(game: Any, functions: Any, tables: tuple, buffer: np.ndarray,
     """The vector kernel of a territory game in play (a fixed komi): the row starts as
     ``buffer`` (a new state's, set-ups included), no moves made; ``passes``: the view
     counts the passes in a row (Carteso's)."""
-    initial = np.concatenate((buffer, np.array([0, -1], dtype=np.int32)))
+    initial = np.concatenate((buffer, np.array([0, -1, -1, -1], dtype=np.int32)))
     order = game.draw_order                               # description index -> kernel cell
     cells = np.empty(game.points, dtype=np.int64)
     cells[list(order)] = np.arange(game.points)
@@ -48,6 +50,17 @@ def config(game: Any, base: int) -> np.ndarray:
     return np.array([game.n, game.komi_half, base], dtype=np.int64)
 
 
+def state_row(state, row):
+    """Write the row of ``state`` (a game in play) into ``row``: its buffer, the moves
+    made and the last action (``nn.kernel_observe`` reads positions so)."""
+    buf, history = state.buf, state.history
+    base = len(buf)
+    row[:base] = buf
+    row[base + X_MOVES] = len(history)
+    row[base + X_LAST] = history[-1][1] if history else -1
+    row[base + X_SEEN_SCORES] = row[base + X_SEEN_LAST] = -1
+
+
 @njit(cache=True, inline="always")
 def returns(lead, komi_half, out):
     """Returns of a finished game from Vertical's lead in half points, komi aside."""
@@ -57,11 +70,41 @@ def returns(lead, komi_half, out):
     out[1] = -value
 
 
+@njit(cache=True, inline="always")
+def packed_scores(row, score_at):
+    """Both sides' scores (stones in claimed groups, the kernel's two entries from
+    ``score_at``) as one number."""
+    return row[score_at] * 65536 + row[score_at + 1]
+
+
 @njit(cache=True)
-def observe(row, n, ob, opar, oown, base, obs, planes_at, cells_at):
-    """The board planes: stones by colour, owners of claimed stones, the last placement
-    (every plane is in the encoding: the layout checks)."""
+def observe_step(row, n, ob, score_at, base, obs, planes_at, cells_at):
+    """Bring the board planes of the row's last observation (in ``obs``) up to date after
+    one move, where no stone gained an owner (both scores as they were: a claim, or a
+    stone joining a claimed group, adds to its owner's score): the stone placed, the
+    ``last`` mark moved. False where some did (then write afresh)."""
+    if packed_scores(row, score_at) != row[base + X_SEEN_SCORES]:
+        return False
     P = n * n
+    shown, last = row[base + X_SEEN_LAST], row[base + X_LAST]
+    if 0 <= shown < 2 * P:
+        obs[planes_at[2] + cells_at[shown % P]] = 0.0
+    if 0 <= last < 2 * P:
+        x = last % P
+        obs[planes_at[row[ob + x] - 1] + cells_at[x]] = 1.0
+        obs[planes_at[2] + cells_at[x]] = 1.0
+    row[base + X_SEEN_LAST] = last
+    return True
+
+
+@njit(cache=True)
+def observe(row, n, ob, opar, oown, base, obs, planes_at, cells_at, score_at):
+    """The board planes: stones by colour, owners of claimed stones, the last placement
+    (every plane is in the encoding: the layout checks); what they show is noted in the
+    row for :func:`observe_step`."""
+    P = n * n
+    row[base + X_SEEN_SCORES] = packed_scores(row, score_at)
+    row[base + X_SEEN_LAST] = row[base + X_LAST]
     for x in range(P):
         c = row[ob + x]
         if c == 0:

@@ -29,6 +29,7 @@ from ..agents.base import make_agent, public_game
 from ..core.game import Game
 from ..core.registry import make
 from ..nn.features import BoardFeatures
+from ..nn.kernel_observe import KernelObserver
 
 
 SAMPLE_KEYS = ("x", "pi", "q", "v", "z", "seat", "start")
@@ -45,6 +46,7 @@ def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
     agents = [make_agent(agent_spec, public, seat, seed=rng.randrange(2**31))
               for seat in range(game.num_seats)]
     features = BoardFeatures(public)
+    observer = KernelObserver.for_game(public, features.encoder)   # else through the view
     xs, pis, qs, vs, seats, starts = [], [], [], [], [], []
     plies, last_team = 0, None
     while not state.is_terminal():
@@ -67,7 +69,8 @@ def play_game(game: Game, agent_spec: str, seed: int, explore: int = 8) -> dict:
                 pi = np.zeros(game.num_actions, dtype=np.float32)
                 for a, visits in stats.items():
                     pi[a] = visits / total
-                xs.append(features.encoder.encode(view))
+                x = observer.encode(state, seat) if observer is not None else None
+                xs.append(features.encoder.encode(view) if x is None else x)
                 pis.append(pi)
                 seats.append(seat)
                 starts.append(game.team_of(seat) != last_team)

@@ -96,7 +96,10 @@ class BoardFeatures:
 
     def encode(self, view: dict) -> np.ndarray:
         """The planes of ``view``: float32 of :attr:`shape`."""
-        flat = self.encoder.encode(view)
+        return self.planes(self.encoder.encode(view))
+
+    def planes(self, flat: np.ndarray) -> np.ndarray:
+        """The planes of an encoder vector (``encoder.encode``'s, or a kernel observer's)."""
         out = np.empty(self.shape, dtype=np.float32)
         out[:self.board_planes] = flat[self.board_cells].reshape(
             self.board_planes, self.height, self.width)

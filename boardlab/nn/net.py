@@ -28,6 +28,7 @@ import numpy as np
 from ..core.errors import OptionError
 from ..core.game import Game, State
 from .features import BoardFeatures
+from .kernel_observe import KernelObserver
 
 #: The layout written now. Format 1 put a ReLU after each head's 1x1 convolution, which
 #: can leave a head dead from the start (the value head's single plane in about one
@@ -213,12 +214,17 @@ class NetworkEvaluator:
         _one_blas_thread()
         self.features = features or BoardFeatures(game)
         self.features.scale = network.scale
+        # the position written by the game's compiled kernel where it can (a third of an
+        # evaluation's time saved on 9x9: nn.kernel_observe), else through the view
+        self.observer = KernelObserver.for_game(game, self.features.encoder)
 
     def evaluate_with_priors(self, state: State, rng: random.Random):
         seats = state.acting_seats()
         seat = seats[0] if seats else 0
-        logits, values = self.network.forward(
-            self.features.encode(state.view(seat, texts=False)))
+        flat = self.observer.encode(state, seat) if self.observer is not None else None
+        if flat is None:
+            flat = self.features.encoder.encode(state.view(seat, texts=False))
+        logits, values = self.network.forward(self.features.planes(flat))
         return values.tolist(), logits
 
     def evaluate(self, state: State, rng: random.Random) -> list[float]:

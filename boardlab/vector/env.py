@@ -11,7 +11,7 @@ from ..core.game import Game
 from ..core.registry import make as make_game
 from ..nn.encoding import ViewEncoder
 from . import loop
-from .layout import layout
+from ..nn.kernel_layout import layout
 
 
 class IllegalActionError(IllegalMoveError):

@@ -26,8 +26,18 @@ vec_play: Any = None
 vec_player: Any = None
 vec_returns: Any = None
 vec_observe: Any = None
+vec_observe_step: Any = None
 
 NAMES = ("vec_reset", "vec_legal", "vec_play", "vec_player", "vec_returns", "vec_observe")
+#: the optional seventh: the observation brought up to date after a move, in place
+#: (:func:`no_update` where a kernel module has none)
+OPTIONAL = ("vec_observe_step",)
+
+
+@njit(cache=True)
+def no_update(row, tables, seat, obs, planes_at, cells_at, scalars_at):
+    """``vec_observe_step`` of a kernel that has none: always write afresh."""
+    return False
 
 
 def _run(rows, tables, initial, rng, episode, actions, every, done, legal, counts, masks,
@@ -38,11 +48,15 @@ def _run(rows, tables, initial, rng, episode, actions, every, done, legal, count
     (as EnvPool does); any other plays ``actions[i]``. Then each game's acting seat,
     or at the end the seat that moved last (``seats``), its rewards (the returns at
     the end, else 0), ``terminated``, its legal actions (``legal[i, :counts[i]]`` and
-    ``masks``) and the observation of the seat in ``seats``."""
+    ``masks``) and the observation of the seat in ``seats``: after a move that did not
+    end the game, brought up to date in place where the kernel's ``vec_observe_step``
+    can (the row's last observation is still in ``obs``), else written afresh."""
     nseats = rewards.shape[1]
     for i in range(rows.shape[0]):
         row = rows[i]
         over = False
+        fresh = True
+        mover = 0
         if every or done[i]:
             s = rng_next(rng[i])
             rng[i] = s
@@ -60,6 +74,7 @@ def _run(rows, tables, initial, rng, episode, actions, every, done, legal, count
                 seat = mover
             else:
                 rewards[i, :] = 0.0
+                fresh = False
         done[i] = over
         terminated[i] = over
         seats[i] = seat
@@ -73,6 +88,13 @@ def _run(rows, tables, initial, rng, episode, actions, every, done, legal, count
                 mask[out[k]] = True
         counts[i] = count
         o = obs[i]
+        if not fresh:            # the mover's view before: its header entries move on
+            o[mover] = 0.0
+            o[nseats + mover] = 0.0
+            o[seat] = 1.0
+            o[nseats + seat] = 1.0
+            if vec_observe_step(row, tables, seat, o, planes_at, cells_at, scalars_at):
+                continue
         o[:] = 0.0
         o[seat] = 1.0
         if over:
@@ -141,6 +163,7 @@ def stepper(functions) -> Any:
     if key not in _COMPILED:
         glob = dict(_run.__globals__)
         glob.update({name: getattr(functions, name) for name in NAMES})
+        glob.update({name: getattr(functions, name, no_update) for name in OPTIONAL})
         fn = types.FunctionType(_run.__code__, glob, f"_run__{key}")
         fn.__qualname__ = f"_run__{key}"
         fn.__module__ = __name__

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.errors import BoardlabError
 from ..core.game import VectorKernel
-from ..nn.encoding import ViewEncoder
+from .encoding import ViewEncoder
 
 
 class Layout(NamedTuple):
