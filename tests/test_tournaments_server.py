@@ -169,6 +169,28 @@ def test_tie_breaks_buchholz_and_sonneborn_berger():
     assert rating.rating_low < rating.rating < rating.rating_high
 
 
+def test_the_arena_tournament_standings_take_their_tie_breaks_from_the_same_code():
+    from types import SimpleNamespace
+
+    from boardlab.arena import tournament
+    from boardlab.core.registry import make
+    rows = [SimpleNamespace(sides=("a", "d"), scores=(1.0, 0.0), returns=(1.0, -1.0),
+                            forfeit=None),
+            SimpleNamespace(sides=("c", "b"), scores=(1.0, 0.0), returns=(1.0, -1.0),
+                            forfeit=None),
+            SimpleNamespace(sides=("a", "c"), scores=(1.0, 0.0), returns=(1.0, -1.0),
+                            forfeit=None),
+            SimpleNamespace(sides=("d", "b"), scores=(0.5, 0.5), returns=(0.0, 0.0),
+                            forfeit=None)]
+    lines = {line.name: line for line in tournament.standings(make(SPEC), list("abcd"), rows)}
+    shared = {line.player: line for line in standings("abcd", [
+        Result(*row.sides, row.scores[0]) for row in rows], "round-robin")}
+    for name in "abcd":
+        assert lines[name].buchholz == shared[name].buchholz
+        assert lines[name].sonneborn_berger == shared[name].sonneborn_berger
+    assert (lines["d"].buchholz, lines["b"].buchholz) == (2.5, 1.5)
+
+
 def test_ladder_pairs_nearest_ratings_and_avoids_the_last_opponent():
     ratings = {"a": 300, "b": 200, "c": 100, "d": 0}
     assert ladder_pairs(list("abcd"), ratings) == [("a", "b"), ("c", "d")]
