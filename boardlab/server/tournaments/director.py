@@ -271,7 +271,10 @@ class Director:
         clock = self.hub.clock
         while True:
             room = await self.hub.get(game_id)
-            if room is None or room.over or not unmoved_seats(room):
+            if room is None:
+                return
+            if room.over or not unmoved_seats(room):
+                self.hub.release(room)          # a finished game nobody watches: forgotten
                 return
             started = room.turns.started
             absent = absent_seats(room)
