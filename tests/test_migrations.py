@@ -17,6 +17,7 @@ from boardlab.core.registry import make
 from boardlab.server import create_app, migrations
 from boardlab.server import reviews  # noqa: F401  (its table joins the metadata)
 from boardlab.server.accounts import schema  # noqa: F401  (its tables join the metadata)
+from boardlab.server.tournaments import schema as tournament_schema  # noqa: F401  (likewise)
 from boardlab.server.store import Store, metadata
 from legacy import store_v1
 from postgres_server import throwaway_postgres

@@ -21,7 +21,8 @@ def standings_table(standings: list[Standing], num_sides: int, kind: str):
 
     table = Table(title=f"standings ({kind}, 95% intervals)", title_justify="left")
     for header in ("#", "participant", "rating", "95% interval", "games", "points", "score",
-                   "W-D-L" if num_sides == 2 else "1st-mid-last", "forfeits"):
+                   "W-D-L" if num_sides == 2 else "1st-mid-last", "forfeits", "Buchholz",
+                   "S-B"):
         table.add_column(header, justify="left" if header == "participant" else "right")
     for rank, line in enumerate(standings, 1):
         table.add_row(*standing_cells(rank, line))
@@ -35,7 +36,11 @@ def standing_cells(rank: int, line: Standing) -> list[str]:
     interval = f"{rating.low:+.0f} .. {rating.high:+.0f}" if rating else "-"
     return [str(rank), line.name, shown, interval, str(line.games), f"{line.points:g}",
             f"{100 * line.score:.1f}%", f"{line.wins}-{line.draws}-{line.losses}",
-            str(line.forfeits)]
+            str(line.forfeits), _tie_break(line.buchholz), _tie_break(line.sonneborn_berger)]
+
+
+def _tie_break(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
 
 
 def standings_text(standings: list[Standing], num_sides: int, kind: str) -> str:

@@ -181,7 +181,8 @@ def cmd_standings(args) -> int:
     if args.json:
         print(json.dumps([{"name": s.name, "games": s.games, "points": s.points,
                            "wins": s.wins, "draws": s.draws, "losses": s.losses,
-                           "forfeits": s.forfeits,
+                           "forfeits": s.forfeits, "buchholz": s.buchholz,
+                           "sonneborn_berger": s.sonneborn_berger,
                            "rating": s.rating.rating if s.rating else None,
                            "interval": [s.rating.low, s.rating.high] if s.rating else None}
                           for s in standings]))

@@ -35,6 +35,8 @@ from .clients import Clock, Limits
 from .hub import MAX_SEED, Hub
 from .rest import ApiError, api_error, show_catalog, show_facts
 from .store import Store
+from .tournaments.director import Director
+from .tournaments.routes import ROUTES as tournament_routes
 from .websocket import game_socket
 
 STATIC = Path(__file__).parent / "static"      # the web app: plain ES modules, no build step
@@ -76,10 +78,13 @@ def create_app(db_url: str, ai_processes: int | None = None,
     async def lifespan(app: Starlette):
         app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits,
                             review_budget)
-        app.state.hub.on_end.extend([rate_when_over, play.end_listener(app)])
+        app.state.tournaments = Director(app)
+        app.state.hub.on_end.extend([rate_when_over, play.end_listener(app),
+                                     app.state.tournaments.on_end])
         app.state.creates = {}                  # client address -> its create Window
         await app.state.hub.start()
         await app.state.hub.resume()
+        await app.state.tournaments.recover()
         try:
             yield
         finally:
@@ -97,7 +102,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
               Route("/api/games/{game_id}/review", request_review, methods=["POST"]),
               Route("/api/games/{game_id}/review", show_review),
               WebSocketRoute("/ws/{game_id}", game_socket), *account_routes,
-              *play.ROUTES]
+              *play.ROUTES, *tournament_routes]
     handlers: dict[Any, Any] = {ApiError: api_error}     # starlette types them loosely
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
                     middleware=[Middleware(Guard)])

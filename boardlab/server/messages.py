@@ -73,6 +73,8 @@ CODES = {
                  "account",
     "not_pending": "a challenge or seek that is no longer open (accepted, declined, "
                    "cancelled)",
+    "bad_state": "a tournament action its status does not allow (starting one that runs, "
+                 "joining one that began, pausing one that is not running)",
 }
 
 #: The HTTP status of every code the REST lobby answers with (the others are WebSocket only).
@@ -82,6 +84,7 @@ HTTP_STATUS = {
     "not_open": 409, "too_large": 413, "rate_limited": 429, "busy": 429,
     "bad_credentials": 401, "name_taken": 409, "bad_username": 400, "bad_password": 400,
     "not_signed_in": 401, "csrf_failed": 403, "bad_token": 401, "not_pending": 409,
+    "bad_state": 409,
 }
 
 #: required fields (name -> type) and optional fields of each message type

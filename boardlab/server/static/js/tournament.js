@@ -1,0 +1,168 @@
+// A tournament page (/tournament/ID): live standings (rank, score, tie-breaks, rating with
+// its interval), the current round's pairings with links to watch each game, every round,
+// a crosstable and a chart of scores over rounds; the director's start, pause and end; join
+// and leave. It reads GET /api/tournaments/ID every POLL_MS while the tournament is not over
+// (docs/tournaments.md). Every name goes into the page as text, never as HTML.
+
+import { api, el } from "./api.js";
+import { profileUrl, showAccount, whoami } from "./account.js";
+
+const POLL_MS = 2000;
+const NS = "http://www.w3.org/2000/svg";
+const COLOURS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#a16207", "#db2777"];
+const $ = (id) => document.getElementById(id);
+const id = decodeURIComponent(location.pathname.split("/").pop() || "");
+const path = "/api/tournaments/" + encodeURIComponent(id);
+let me = null;
+let timer = null;
+
+const points = (value) => (value === 0.5 ? "½" : Number.isInteger(value) ? String(value)
+  : String(Math.floor(value)) + "½");
+const number = (value) => (value === null || value === undefined ? "–" : String(value));
+
+function player(name) {
+  return name === null ? el("span", { class: "bye" }, "bye")
+    : el("a", { href: profileUrl(name), class: "player-name" }, name);
+}
+
+function standingRow(line) {
+  const interval = line.rating === null ? null
+    : el("span", { class: "interval" }, ` [${Math.round(line.rating_low)}, ${Math.round(line.rating_high)}]`);
+  return el("tr", { "data-player": line.player, "data-score": String(line.score),
+    class: line.active ? null : "withdrawn" },
+  el("td", {}, String(line.rank)),
+  el("td", { class: "player" }, player(line.player), line.bot ? el("span", { class: "bot-badge" }, "BOT") : null),
+  el("td", { class: "score" }, points(line.score)),
+  el("td", {}, String(line.games)),
+  el("td", {}, `${line.wins}-${line.draws}-${line.losses}`),
+  el("td", {}, points(line.buchholz)),
+  el("td", {}, String(line.sonneborn_berger)),
+  el("td", { class: "rating" }, line.rating === null ? "–" : String(Math.round(line.rating)), interval));
+}
+
+function pairingItem(pairing) {
+  const watch = pairing.game
+    ? el("a", { href: "/game/" + encodeURIComponent(pairing.game), class: "watch" },
+      pairing.result === null ? "watch live" : "replay")
+    : null;
+  return el("li", { "data-game": pairing.game || "", "data-round": String(pairing.round) },
+    el("span", { class: "result" }, pairing.result || (pairing.game ? "…" : "")),
+    player(pairing.white), pairing.black === null ? null : " – ",
+    pairing.black === null ? el("span", { class: "forfeit" }, "bye") : player(pairing.black),
+    pairing.forfeit && pairing.black !== null ? el("span", { class: "forfeit" }, pairing.forfeit) : null,
+    watch);
+}
+
+function crosstable(cross) {
+  const head = el("tr", {}, el("th", {}, ""), ...cross.players.map((_, j) => el("th", { scope: "col" }, String(j + 1))));
+  const rows = cross.players.map((name, i) => el("tr", { "data-player": name },
+    el("th", { scope: "row" }, `${i + 1}. `, player(name)),
+    ...cross.cells[i].map((games, j) => el("td", { class: i === j ? "self" : null },
+      games.map(points).join(" ")))));
+  return [el("thead", {}, head), el("tbody", {}, ...rows)];
+}
+
+function svg(tag, attributes, ...children) {
+  const node = document.createElementNS(NS, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  node.append(...children);
+  return node;
+}
+
+// A line per player: the running score after each round; null when no round has ended.
+function scoreChart(series) {
+  const entries = Object.entries(series).filter(([, scores]) => scores.length > 0);
+  if (entries.length === 0) return null;
+  const width = 600, height = 220, pad = 30;
+  const rounds = Math.max(...entries.map(([, scores]) => scores.length));
+  const top = Math.max(1, ...entries.flatMap(([, scores]) => scores));
+  const x = (round) => pad + (rounds === 1 ? 0 : round * (width - 2 * pad) / (rounds - 1));
+  const y = (score) => height - pad - score * (height - 2 * pad) / top;
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "score-chart",
+    "aria-label": "scores over rounds" },
+  svg("text", { x: 2, y: pad, "font-size": 11 }, String(top)),
+  svg("text", { x: 2, y: height - pad, "font-size": 11 }, "0"));
+  entries.forEach(([name, scores], index) => {
+    const colour = COLOURS[index % COLOURS.length];
+    chart.append(svg("polyline", { fill: "none", stroke: colour, "stroke-width": 2,
+      points: scores.map((score, round) => `${x(round)},${y(score)}`).join(" ") }),
+    svg("text", { x: x(scores.length - 1) + 4, y: y(scores[scores.length - 1]), "font-size": 11,
+      fill: colour }, name));
+  });
+  return chart;
+}
+
+function controls(shown) {
+  const director = me && me.signed_in && me.username.toLowerCase() === (shown.director || "").toLowerCase();
+  const mine = me && me.signed_in && shown.players.some((p) => p.active && p.player.toLowerCase() === me.username.toLowerCase());
+  const open = shown.status === "created" || (shown.format === "ladder" && shown.status !== "over");
+  $("start").hidden = !(director && (shown.status === "created" || shown.status === "paused"));
+  $("start").textContent = shown.status === "paused" ? "Resume" : "Start";
+  $("pause").hidden = !(director && shown.status === "running");
+  $("end").hidden = !(director && shown.status !== "over");
+  $("join").hidden = !(me && me.signed_in && open && !mine);
+  $("leave").hidden = !(mine && shown.status !== "over");
+}
+
+function render(shown) {
+  document.title = `boardlab — ${shown.name}`;
+  $("tournament-name").textContent = shown.name;
+  const clock = shown.clock ? `${shown.clock.base / 60} min + ${shown.clock.increment} s` : "no clock";
+  $("tournament-facts").textContent = [shown.game_name, shown.spec, shown.format, clock,
+    shown.rated ? "rated" : "casual", `directed by ${shown.director}`,
+    shown.no_show ? `no-shows forfeit after ${shown.no_show} s` : null,
+    shown.ends ? `ends ${new Date(shown.ends).toLocaleString()}` : null].filter(Boolean).join(" · ");
+  $("tournament-status").textContent = shown.status;
+  $("tournament-status").dataset.status = shown.status;
+  $("tournament-round").textContent = shown.format === "ladder"
+    ? `${shown.games.length} games`
+    : `round ${shown.round} of ${shown.total_rounds || "?"}`;
+  $("standings").tBodies[0].replaceChildren(...shown.standings.map(standingRow));
+  const current = shown.format === "ladder"
+    ? shown.pairings.filter((p) => p.result === null)
+    : shown.pairings.filter((p) => p.round === shown.round);
+  $("pairings").replaceChildren(...current.map(pairingItem));
+  const rounds = [...new Set(shown.pairings.map((p) => p.round))].reverse().slice(0, 50);
+  $("rounds").replaceChildren(...rounds.map((round) => el("div", { class: "round" },
+    el("h3", {}, `round ${round}`),
+    el("ul", { class: "pairings" }, ...shown.pairings.filter((p) => p.round === round).map(pairingItem)))));
+  $("crosstable").replaceChildren(...crosstable(shown.crosstable));
+  const chart = shown.format === "ladder" ? null : scoreChart(shown.scores_by_round);
+  $("score-chart").replaceChildren(...(chart ? [chart] : []));
+  $("csv").href = path + "/standings.csv";
+  controls(shown);
+  document.body.dataset.status = shown.status;
+  document.body.dataset.games = String(shown.games.length);
+}
+
+async function refresh() {
+  clearTimeout(timer);
+  try {
+    const shown = await api(path);
+    render(shown);
+    $("tournament-error").hidden = true;
+    if (shown.status !== "over") timer = setTimeout(refresh, POLL_MS);
+  } catch (error) {
+    $("tournament-error").textContent = error.message;
+    $("tournament-error").hidden = false;
+    if (error.status !== 404) timer = setTimeout(refresh, POLL_MS);
+  }
+  document.body.dataset.loaded = "true";
+}
+
+async function act(action) {
+  $("action-error").hidden = true;
+  try {
+    await api(path + "/" + action, { method: "POST", body: {} });
+  } catch (error) {
+    $("action-error").textContent = error.message;
+    $("action-error").hidden = false;
+  }
+  await refresh();
+}
+
+for (const action of ["start", "pause", "end", "join", "leave"]) {
+  $(action).addEventListener("click", () => act(action));
+}
+showAccount($("account"));
+whoami().then((who) => { me = who; }).catch(() => { me = null; }).finally(refresh);

@@ -1,0 +1,77 @@
+"""A tournament as the API shows it: its settings, players, standings (the arena's
+standings code, with tie-breaks and Bradley–Terry ratings), crosstable, pairings by round,
+scores over rounds and game ids; and its standings as CSV."""
+from __future__ import annotations
+
+import csv
+import io
+
+from ...arena.tiebreaks import crosstable, scores_by_round, standings
+from ..accounts.users import _aware
+from ..api_games import game_of
+from . import records
+from .director import total_rounds
+
+CSV_COLUMNS = ("rank", "player", "bot", "score", "games", "wins", "draws", "losses", "byes",
+               "forfeits", "buchholz", "sonneborn_berger", "rating", "rating_low",
+               "rating_high")
+
+
+def result_text(score: float | None) -> str | None:
+    """White's score as a result: 1-0, ½-½, 0-1 (None: being played)."""
+    if score is None:
+        return None
+    return {1.0: "1-0", 0.0: "0-1"}.get(score, "½-½")
+
+
+def summary(row, entrants: int | None = None) -> dict:
+    """A tournament's settings and status (the list's line)."""
+    game = game_of(row.spec)
+    shown = {"id": row.id, "name": row.name, "spec": game.public_spec, "game_name": game.name,
+             "format": row.format, "status": row.status, "director": row.director_name,
+             "clock": row.clock, "rated": row.rated, "rounds": row.rounds,
+             "no_show": row.no_show, "duration": row.duration, "round": row.round,
+             "created": _aware(row.created).isoformat(),
+             "started": _aware(row.started).isoformat() if row.started else None,
+             "ends": _aware(row.ends).isoformat() if row.ends else None}
+    if entrants is not None:
+        shown["players_count"] = entrants
+    return shown
+
+
+def full(row, entrants: list[records.Entrant], rows: list) -> dict:
+    """``GET /api/tournaments/{id}``: everything the tournament page shows."""
+    names = {e.user_id: e.username for e in entrants}
+    bots = {e.username: e.bot for e in entrants}
+    active = {e.username: e.active for e in entrants}
+    results = records.results(rows, names)
+    order = [e.username for e in entrants]
+    lines = standings(order, results, row.format)
+    ranked = [line.player for line in lines]
+    shown = summary(row, len(entrants))
+    shown.update({
+        "total_rounds": total_rounds(row, len(entrants)) or None,
+        "players": [{"player": e.username, "bot": e.bot, "house": e.house,
+                     "active": e.active} for e in entrants],
+        "standings": [{**line.public(), "bot": bots.get(line.player, False),
+                       "active": active.get(line.player, False)} for line in lines],
+        "crosstable": {"players": ranked, "cells": crosstable(ranked, results)},
+        "scores_by_round": scores_by_round(order, results),
+        "pairings": [{"round": p.round, "white": names.get(p.white),
+                      "black": names.get(p.black) if p.black is not None else None,
+                      "game": p.game_id, "result": result_text(p.score), "score": p.score,
+                      "forfeit": p.forfeit} for p in rows],
+        "games": [p.game_id for p in rows if p.game_id is not None]})
+    return shown
+
+
+def standings_csv(shown: dict) -> str:
+    """The standings of ``full``'s answer as CSV (one header line)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for line in shown["standings"]:
+        writer.writerow(["" if line[column] is None else
+                         str(line[column]).lower() if isinstance(line[column], bool)
+                         else line[column] for column in CSV_COLUMNS])
+    return out.getvalue()
