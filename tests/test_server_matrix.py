@@ -288,14 +288,19 @@ ROUTES = {
 # ones answer, the others want a session (401 not_signed_in), and every POST under
 # /api/account wants the CSRF header first (403 csrf_failed).
 _PUBLIC = {("GET", "/api/account"): 200, ("GET", "/api/leaderboard/{pool}"): 200,
-           ("GET", "/api/seeks"): 200, ("GET", "/signin"): 200, ("GET", "/user/{name}"): 200}
+           ("GET", "/api/seeks"): 200, ("GET", "/signin"): 200, ("GET", "/user/{name}"): 200,
+           ("GET", "/api/tournaments"): 200, ("GET", "/tournaments"): 200,
+           ("GET", "/tournament/{tournament_id}"): 200}
 _SIGNED_IN = [("GET", "/api/account/bots"), ("GET", "/api/account/playing"),
               ("GET", "/api/challenges"), ("GET", "/api/challenges/{challenge_id}"),
               ("GET", "/api/stream/event"), ("POST", "/api/challenges"),
               ("POST", "/api/challenges/{challenge_id}/accept"),
               ("POST", "/api/challenges/{challenge_id}/cancel"),
               ("POST", "/api/challenges/{challenge_id}/decline"), ("POST", "/api/seeks"),
-              ("POST", "/api/seeks/{seek_id}/accept"), ("POST", "/api/seeks/{seek_id}/cancel")]
+              ("POST", "/api/seeks/{seek_id}/accept"), ("POST", "/api/seeks/{seek_id}/cancel"),
+              ("POST", "/api/tournaments")] + [
+              ("POST", f"/api/tournaments/{{tournament_id}}/{what}")
+              for what in ("end", "join", "leave", "pause", "start")]
 _CSRF = [("POST", "/api/account/" + tail) for tail in (
     "bots", "bots/{name}/revoke", "bots/{name}/token", "delete", "login", "logout", "password",
     "signup")]
@@ -303,6 +308,7 @@ _CSRF = [("POST", "/api/account/" + tail) for tail in (
 
 def _account_path(path: str) -> str:
     return (path.replace("{challenge_id}", "ch0").replace("{seek_id}", "sk0")
+            .replace("{tournament_id}", "t0")
             .replace("{name}", "dana").replace("{pool}", "carteso-5"))
 
 
@@ -313,8 +319,9 @@ def _account_request(method: str, path: str):
 
 ROUTES.update({route: (_account_request(*route), status, None)
                for route, status in _PUBLIC.items()})
-ROUTES[("GET", "/api/users/{name}")] = (_account_request("GET", "/api/users/{name}"), 404,
-                                        "not_found")
+ROUTES.update({route: (_account_request(*route), 404, "not_found") for route in (
+    ("GET", "/api/users/{name}"), ("GET", "/api/tournaments/{tournament_id}"),
+    ("GET", "/api/tournaments/{tournament_id}/standings.csv"))})
 ROUTES.update({route: (_account_request(*route), 401, "not_signed_in") for route in _SIGNED_IN})
 ROUTES.update({route: (_account_request(*route), 403, "csrf_failed") for route in _CSRF})
 
