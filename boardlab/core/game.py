@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 CHANCE = -1
 TERMINAL = -2
 RESIGN = -3  # history entry of a resignation (never in legal_actions)
+RESIGN_TEXT, TIME_TEXT = "resign", "time"   # a resignation in the history: by choice, on time
 SIMULTANEOUS = -4  # current_player() when several seats act at once (see acting_seats)
 
 
@@ -297,6 +298,9 @@ class State:
 
     #: the sides agreed a draw (:meth:`agree_draw`): the game is over, drawn
     agreed_draw = False
+    #: the resignation was a loss on time (``resign(..., on_time=True)``): the history's
+    #: last entry reads ``time`` (not ``resign``) and the end reason is "time"
+    lost_on_time = False
 
     def __init__(self, game: Game, seed: int | None = None):
         self.game = game
@@ -431,7 +435,9 @@ class State:
             return None
         if self.agreed_draw:
             return "agreement"
-        return "resignation" if self.resigned is not None else "the rules"
+        if self.resigned is not None:
+            return "time" if self.lost_on_time else "resignation"
+        return "the rules"
 
     def undo_floor(self) -> int:
         """The shortest history an undo may go back to: never before a reveal of
@@ -615,10 +621,12 @@ class State:
                                    reason=reason)
         self.agreed_draw = True
 
-    def resign(self, seat: int | None = None, out_of_turn: bool = False) -> None:
+    def resign(self, seat: int | None = None, out_of_turn: bool = False,
+               on_time: bool = False) -> None:
         """A seat that may act (default: the first) resigns: the game ends, its team loses.
 
         ``out_of_turn``: any seat may (a forfeit, a player leaving), not only one that acts.
+        ``on_time``: it is a loss on time (its clock ran out): the history says ``time``.
         """
         acting = self.acting_seats()
         if seat is None and len(acting) > 1:
@@ -638,6 +646,8 @@ class State:
                                    reason=reason)
         self.resigned = seat
         self.resign_named = acting != [seat]     # the record names who resigned
+        if on_time:
+            self.lost_on_time = True
         self.history.append(Move(seat, RESIGN))
 
     def is_terminal(self) -> bool:
@@ -660,12 +670,13 @@ class State:
     def play(self, text: str) -> int:
         """Parse a move in the notation and apply it; return the action.
 
-        ``resign`` resigns; ``seat-name:move`` is a move of that seat (needed
-        when several seats act at once).
+        ``resign`` resigns (``time``: loses on time, as a record of a flag says);
+        ``seat-name:move`` is a move of that seat (needed when several seats act at once).
         """
         seat, text = self._split_seat(text)
-        if text.strip().lower() == "resign":        # a named seat may resign at any time
-            self.resign(seat, out_of_turn=seat is not None)
+        word = text.strip().lower()
+        if word in (RESIGN_TEXT, TIME_TEXT):        # a named seat may resign at any time
+            self.resign(seat, out_of_turn=seat is not None, on_time=word == TIME_TEXT)
             return RESIGN
         action = self.string_to_action(text)
         self._checked_apply(action, seat, text)
@@ -753,8 +764,10 @@ class State:
         if memo is not None and memo[0] is self.history and memo[1] == len(self.history):
             return list(memo[2])
         texts = self._history_text()
-        if self.resigned is not None and self.resign_named:
-            texts[-1] = f"{self.game.seat_names[self.resigned]}:resign"
+        if self.resigned is not None and texts:
+            word = TIME_TEXT if self.lost_on_time else RESIGN_TEXT
+            texts[-1] = f"{self.game.seat_names[self.resigned]}:{word}" \
+                if self.resign_named else word
         self._history_memo = (self.history, len(self.history), tuple(texts))
         return texts
 
