@@ -27,6 +27,7 @@ from .api_games import (analyse_game, create_game, game_record, game_sgf, join_g
                         list_games, show_game)
 from .clients import Clock, Limits
 from .hub import MAX_SEED, Hub
+from .lifecycle import Lifecycle
 from .rest import ApiError, api_error, show_catalog, show_facts
 from .store import Store
 from .websocket import game_socket
@@ -49,13 +50,15 @@ async def game_page(request: Request) -> FileResponse:
 # The app ------------------------------------------------------------------------------------
 def create_app(db_url: str, ai_processes: int | None = None,
                thinker: Thinker | None = None, clock: Clock | None = None,
-               limits: Limits | None = None) -> Starlette:
+               limits: Limits | None = None, lifecycle: Lifecycle | None = None) -> Starlette:
     """The server over the database at ``db_url`` (a SQLAlchemy URL).
 
     AI seats think in ``ai_processes`` worker processes (0: threads; default: the
     cores but one, at least one), or in the ``thinker`` given. ``clock`` is the
     server's time (``now()`` and ``async sleep(s)``; tests pass a fake one).
     ``limits``: the flood limits (default ``Limits()``; ``Limits.off()`` for load checks).
+    ``lifecycle``: the first-move limit and when the lobby drops idle games
+    (``Lifecycle()``: 120 s, 7 days).
     """
     store = Store(db_url)
     if ai_processes is None:
@@ -63,7 +66,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
-        app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits)
+        app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits, lifecycle)
         app.state.creates = {}                  # client address -> its create Window
         await app.state.hub.start()
         await app.state.hub.resume()
@@ -88,10 +91,11 @@ def create_app(db_url: str, ai_processes: int | None = None,
     return app
 
 
-def serve(host: str, port: int, db_url: str, limits: Limits | None = None) -> int:
+def serve(host: str, port: int, db_url: str, limits: Limits | None = None,
+          lifecycle: Lifecycle | None = None) -> int:
     """Run the server until interrupted; print the URL to open once it listens."""
     import uvicorn
-    app = create_app(db_url, limits=limits)
+    app = create_app(db_url, limits=limits, lifecycle=lifecycle)
     sock = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     print(f"boardlab server: open http://{shown}:{sock.getsockname()[1]}/ (database "

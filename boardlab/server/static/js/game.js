@@ -14,6 +14,7 @@ import { analyse } from "./game/analysis.js";
 import { wireChat } from "./game/chat.js";
 import { startTicking } from "./game/clock.js";
 import { createController } from "./game/controller.js";
+import { wireOffers as wireRematch } from "./game/offers.js";
 import * as m from "./game/model.js";
 import { $, say } from "./game/page.js";
 
@@ -65,7 +66,7 @@ function wireOffers() {
   const plain = (type) => () => page.connection().send({ type, seat: m.ownSeat(model) });
   $("offer-draw").addEventListener("click", plain("offer_draw"));
   $("decline-draw").addEventListener("click", plain("decline_draw"));
-  $("rematch").addEventListener("click", () => page.connection().send({ type: "rematch" }));
+  wireRematch((message) => page.connection().send(message));
 }
 
 /** The record downloads, the analysis, the pass-the-device screen, the chat. */

@@ -7,6 +7,7 @@ import { api } from "../api.js";
 import * as gestures from "../gestures.js";
 import { addChat, chatNotice, setChat, wantsSpectatorChat } from "./chat.js";
 import * as m from "./model.js";
+import { offerMessage } from "./offers.js";
 import { $, say } from "./page.js";
 import { render } from "./render.js";
 
@@ -202,6 +203,10 @@ export function createController(model) {
         break;
       case "chat":
         addChat(message);
+        break;
+      case "rematch_offer":
+      case "declined":
+        if (offerMessage(model, message)) redraw();
         break;
       default:
         break;

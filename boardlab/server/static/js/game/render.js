@@ -10,6 +10,7 @@ import { analysisHints, renderAnalysis } from "./analysis.js";
 import { renderChatControls } from "./chat.js";
 import { renderClockBar } from "./clock.js";
 import { actingSeat, heldSeats, interactive, seatName, shownView } from "./model.js";
+import { renderOffers } from "./offers.js";
 import { $ } from "./page.js";
 import {
   renderActions, renderLines, renderLooking, renderMoves, renderPlayers, renderResult,
@@ -40,6 +41,7 @@ export function render(model, page) {
   renderPlayers(model, page.actions);
   renderResult(model);
   renderActions(model);
+  renderOffers(model);
   renderLooking(model);
   renderPassDevice(model, seat);
   renderChatControls(model);
