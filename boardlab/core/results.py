@@ -9,7 +9,7 @@ score of that moment is moot), and says why the game ended:
 >>> game = boardlab.make("carteso(size=5)")
 >>> summary(game, {"winners": ["horizontal"], "draw": False, "returns": [-1, 1],
 ...                "scores": {"vertical": 19, "horizontal": 69.5}, "reason": "the rules"})
-'Horizontal wins 69.5–19 (the game ended by its rules)'
+'Horizontal wins 69.5–19 (end of play)'
 >>> summary(game, {"winners": ["horizontal"], "draw": False, "returns": [-1, 1],
 ...                "scores": None, "reason": "time"})
 'Horizontal wins (vertical lost on time)'
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 ABORTED = "aborted"
 FORFEITS = ("resignation", "time")      # ends that make the score at that moment moot
 #: why a game ended, in words (a reason a game declares itself is shown as it is)
-REASONS = {"the rules": "the game ended by its rules", "agreement": "agreed",
+REASONS = {"the rules": "end of play", "agreement": "agreed",
            ABORTED: "no first move in time"}
 
 
