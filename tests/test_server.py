@@ -613,12 +613,12 @@ def test_an_ai_seat_is_charged_and_flags_too(db):
         game = create(client, "carteso(size=5)", [{"ai": "random"}, "human"],
                       clock={"base": 3, "increment": 0})
         with socket(client, game, 1) as ws:
-            until(ws, lambda m: m["version"] == 1)
-            ws.send_json(action(1, "Wa1", 1, "f1"))         # the opening ends: clocks run
-            until(ws, lambda m: m["type"] == "update")
+            moved = until(ws, lambda m: m["version"] == 1)
+            ws.send_json(action(1, moved["view"]["legal"][0], 1, "f1"))   # the clocks run
+            assert reply(ws)["type"] == "ack"
             clock.time += 3
-            assert until(ws, lambda m: m["type"] == "update")["view"]["result"]["winners"] \
-                == ["horizontal"]
+            assert until(ws, lambda m: m["type"] == "update" and m["view"]["terminal"]) \
+                ["view"]["result"]["winners"] == ["horizontal"]
 
 
 @pytest.mark.parametrize("clock", [{"base": 0, "increment": 0}, {"base": 5},
@@ -740,7 +740,8 @@ def test_an_accepted_draw_offer_ends_the_game_with_all_returns_zero(client, db):
         assert view["terminal"] and view["legal"] == [] and view["acting"] == []
         driver = replayed(db, game["id"])
         assert view["result"] == {"winners": [], "draw": True, "returns": [0.0, 0.0],
-                                  "scores": driver.state.scores(), "reason": "agreement"}
+                                  "scores": driver.state.scores(), "reason": "agreement",
+                                  "summary": "Draw (agreed)"}
         assert view["board"] == driver.view(seat)["board"]
     assert [entry.move for entry in Store(db).log(game["id"])] == ["!draw"]
     record = client.get(f"/api/games/{game['id']}/record").json()
@@ -762,6 +763,7 @@ def test_a_draw_offer_is_declined_or_lapses_with_the_next_action(client, db):
         for ws in (first, second):
             message = ws.receive_json()
             assert (message["event"], message["draw_offer"]) == ("declined", None)
+        assert first.receive_json()["type"] == "declined"         # the offerer is told
         second.send_json({"type": "offer_draw", "seat": 1})
         first.receive_json(), second.receive_json()
         first.send_json(action(0, "Bc3", 0, "l1"))
@@ -784,6 +786,7 @@ def test_no_draws_with_more_than_two_sides_and_ai_sides_decline(client):
         ws.receive_json()
         ws.send_json({"type": "offer_draw", "seat": 0})
         assert [ws.receive_json()["event"] for _ in range(2)] == ["offered", "declined"]
+        assert ws.receive_json() == {"type": "declined", "offer": "draw", "by": "horizontal"}
         assert sync(ws)["draw_offer"] is None
 
 

@@ -2,8 +2,9 @@
 
 :func:`summary` turns a view's ``result`` block (core/view.py: winners, draw, scores,
 reason) into a sentence that names the winners (a whole team by its name), gives the
-scores when the game keeps them (not after a resignation or a loss on time, when the
-score of that moment is moot), and says why the game ended:
+scores when the game keeps them (not when the game stopped before the end of play: a
+resignation, a loss on time, an agreed draw, where the score of that moment is moot), and
+says why the game ended:
 
 >>> import boardlab
 >>> game = boardlab.make("carteso(size=5)")
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
     from .game import Game
 
 ABORTED = "aborted"
-FORFEITS = ("resignation", "time")      # ends that make the score at that moment moot
+FORFEITS = ("resignation", "time")      # a side lost before the end of play
+#: ends before the end of play: the score of that moment is moot, it is not shown
+UNSCORED = (*FORFEITS, "agreement", ABORTED)
 #: why a game ended, in words (a reason a game declares itself is shown as it is)
 REASONS = {"the rules": "end of play", "agreement": "agreed",
            ABORTED: "no first move in time"}
@@ -46,7 +49,7 @@ def summary(game: Game, result: Mapping[str, Any]) -> str:
         text = f"{label} {'wins' if _single(game, winners) else 'win'}"
     else:
         text = "Draw"
-    score = "" if reason in FORFEITS else _score(game, result.get("scores"), winners)
+    score = "" if reason in UNSCORED else _score(game, result.get("scores"), winners)
     if score:
         text += f" {score}"
     why = _why(game, reason, winners)
