@@ -3,8 +3,9 @@
 A log entry is a move in the game's notation, a resignation, or one of the server's own
 entries: a loss on time, an undo back to a history length, an agreed draw, an abort (no
 first move in time). The database holds each as the text it always had (``Bc3``,
-``resign``, ``!timeout``, ``!undo 4``, ``!draw``, ``!abort``): :meth:`LogEntry.encode` writes exactly that text and :meth:`LogEntry.decode`
-reads it back, so a database written before entries were typed still loads.
+``resign``, ``!timeout``, ``!undo 4``, ``!draw``, ``!abort``): :meth:`LogEntry.encode`
+writes exactly that text and :meth:`LogEntry.decode` reads it back, so a database written
+before entries were typed still loads.
 """
 from __future__ import annotations
 

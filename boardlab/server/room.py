@@ -11,9 +11,9 @@ Each client only ever receives ``driver.view(seat)`` for a seat it holds, or
 the view's ``result``, with its summary in words).
 
 The collaborators, each in its module: the turn clock, flag-fall and abort watcher
-(turn_clock.py), draw and undo offers (offers.py), rematch offers (rematch.py), chat (chat.py), AI seats
-(ai_seats.py), seats given up or taken (seating.py), earlier positions and analyses
-(positions.py), and other server processes' changes (replicas.py).
+(turn_clock.py), draw and undo offers (offers.py), rematch offers (rematch.py), chat
+(chat.py), AI seats (ai_seats.py), seats given up or taken (seating.py), earlier
+positions and analyses (positions.py), and other server processes' changes (replicas.py).
 """
 from __future__ import annotations
 
