@@ -6,8 +6,7 @@ commit in a simultaneous round, chance outcomes (drawn from the game's seed),
 undo to a given point (never across a reveal of hidden information or a draw
 of cards: the game's ``undo_floor``), resignation, agreed draws, forfeits with a reason
 (a loss on time reads ``time`` in the history), aborting a game that never got going,
-clocks, and the record. Every finished view's result has ``summary``, the result in
-words (core/results.py). It never prints and never waits: a caller asks and
+clocks, and the record. It never prints and never waits: a caller asks and
 acts.
 
 >>> import boardlab
@@ -126,12 +125,10 @@ class GameDriver:
             view["clocks"] = {name: None if clock is None else round(clock, 3)
                               for name, clock in zip(self.game.seat_names, self.clocks)}
         if self.aborted:
+            result = {"winners": [], "draw": False, "returns": [0.0] * self.game.num_seats,
+                      "scores": self.state.scores(), "reason": ABORTED}
             view.update(terminal=True, to_move=None, acting=[], legal=[], legal_actions=[],
-                        result={"winners": [], "draw": False,
-                                "returns": [0.0] * self.game.num_seats,
-                                "scores": self.state.scores(), "reason": ABORTED})
-        if view["result"]:
-            view["result"] = {**view["result"], "summary": summary(self.game, view["result"])}
+                        result={**result, "summary": summary(self.game, result)})
         return view
 
     def status_lines(self, seat: int | None, view: dict[str, Any]) -> list[str]:

@@ -363,6 +363,7 @@ class State:
         empty, for a program that reads only numbers (a network's input): writing
         them is about a quarter of a view's cost.
         """
+        from .results import summary
         from .view import envelope
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < self.game.num_seats):
@@ -372,9 +373,10 @@ class State:
         if "to_move" in own:               # the game names the mover its own way (a side)
             shared["to_move"] = own["to_move"]
         if self.agreed_draw:               # whatever the game's own rules would say
-            shared.update(to_move=None, result={
-                "winners": [], "draw": True, "returns": self.returns(),
-                "scores": self.scores(), "reason": "agreement"})
+            result = {"winners": [], "draw": True, "returns": self.returns(),
+                      "scores": self.scores(), "reason": "agreement"}
+            shared.update(to_move=None, result={**result,
+                                                "summary": summary(self.game, result)})
         return {**shared, **{k: v for k, v in own.items() if k not in shared}}
 
     def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
