@@ -1556,4 +1556,5 @@ def test_scores_are_pirates_in_the_boat_and_agree_with_the_result():
         s.play(move)
     result = s.view(None)["result"]
     assert result == {"winners": ["green"], "draw": False, "returns": [1.0, -1.0],
-                      "scores": {"green": 2, "purple": 0}, "reason": "all tokens home"}
+                      "scores": {"green": 2, "purple": 0}, "reason": "all tokens home",
+                      "summary": "Green wins 2–0 (all tokens home)"}

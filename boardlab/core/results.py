@@ -17,8 +17,12 @@ says why the game ended:
 >>> summary(game, {"winners": [], "draw": False, "returns": [0, 0], "scores": None,
 ...                "reason": "aborted"})
 'Aborted (no first move in time): no winner, no loser'
+>>> three = boardlab.make("cartagena(players=3)")
+>>> summary(three, {"winners": ["purple"], "draw": False, "returns": [-1, 1, -1],
+...                 "scores": {"green": 1, "purple": 4, "red": 2}, "reason": "all tokens home"})
+'Purple wins (all tokens home): purple 4, red 2, green 1'
 
-The server sends it beside every finished view (``result["summary"]``) and in the lobby's
+Every finished view carries it (``result["summary"]``, core/view.py) and so does the lobby's
 list, so the pages never put a result into words themselves.
 """
 from __future__ import annotations
@@ -50,10 +54,11 @@ def summary(game: Game, result: Mapping[str, Any]) -> str:
     else:
         text = "Draw"
     score = "" if reason in UNSCORED else _score(game, result.get("scores"), winners)
-    if score:
+    if score and "," not in score:              # two scores: 69.5–19
         text += f" {score}"
     why = _why(game, reason, winners)
-    return f"{text} ({why})" if why else text
+    text = f"{text} ({why})" if why else text
+    return f"{text}: {score}" if "," in score else text
 
 
 def _label(game: Game, winners: list[str]) -> str:
@@ -81,8 +86,8 @@ def _number(value: Any) -> str:
 
 
 def _score(game: Game, scores: Any, winners: list[str]) -> str:
-    """``69.5–19`` (the winner's first) for two scores; ``red 6, blue 4, ...`` for more;
-    nothing when the game keeps no score."""
+    """``69.5–19`` (the winner's first) for two scores; ``red 6, blue 4, ...`` for more
+    (the winner's first, then the highest); nothing when the game keeps no score."""
     if not isinstance(scores, Mapping) or not scores or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores.values()):
         return ""
@@ -92,7 +97,9 @@ def _score(game: Game, scores: Any, winners: list[str]) -> str:
         items.sort(key=lambda item: item[0] != first)
     if len(items) == 2 and (first in scores or not winners):
         return "–".join(_number(value) for _, value in items)
-    return "(" + ", ".join(f"{name} {_number(value)}" for name, value in items) + ")"
+    items[1 if first in scores else 0:] = sorted(items[1 if first in scores else 0:],
+                                                 key=lambda item: -item[1])
+    return ", ".join(f"{name} {_number(value)}" for name, value in items)
 
 
 def _owner(game: Game, winners: list[str]) -> str | None:
