@@ -1,7 +1,7 @@
 // The game page's rematch offer and the answers to offers (docs/server-protocol.md,
 // "Leave and rematch"): a finished game's seat holder offers a rematch (#rematch), the
 // other side accepts or declines it (#accept-rematch, #decline-rematch), the offering
-// side may withdraw it (#withdraw-rematch). A declined draw, rematch or undo is said to
+// side may withdraw it (#withdraw-rematch). A declined draw or rematch offer is said to
 // the side that offered it.
 
 import { el } from "../api.js";
@@ -16,7 +16,7 @@ const BUTTONS = {
 };
 
 /** What an offer of each kind is called in a notice. */
-const OFFER_WORDS = { draw: "draw offer", rematch: "rematch offer", undo: "request to undo" };
+const OFFER_WORDS = { draw: "draw offer", rematch: "rematch offer" };
 
 /** Wire #rematch and make the answer buttons; `send(message)` goes to the server. */
 export function wireOffers(send) {
