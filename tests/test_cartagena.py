@@ -1556,7 +1556,8 @@ def test_scores_are_pirates_in_the_boat_and_agree_with_the_result():
         s.play(move)
     result = s.view(None)["result"]
     assert result == {"winners": ["green"], "draw": False, "returns": [1.0, -1.0],
-                      "scores": {"green": 2, "purple": 0}, "reason": "all tokens home"}
+                      "scores": {"green": 2, "purple": 0}, "reason": "all tokens home",
+                      "summary": "Green wins 2–0 (all tokens home)"}
 
 
 def test_the_track_block_marks_the_last_moved_token_from_where_to_where():

@@ -1474,7 +1474,8 @@ def test_scores_winners_and_end_reason():
     view = s.view(1)
     assert view["winner"] == "black" and view["end_reason"] == "field full"
     assert view["result"] == {"winners": ["black"], "draw": False, "returns": [1.0, -1.0],
-                              "scores": {"black": 33, "white": 31}, "reason": "field full"}
+                              "scores": {"black": 33, "white": 31}, "reason": "field full",
+                              "summary": "Black wins 33–31 (field full)"}
     t = boardlab.make("ctor", size=8, teams="2v2").new_initial_state()
     play(t, "put 1", "put 2", "put 3", "end", "end")
     assert t.winners() == [2, 3] and t.view(0)["winner"] == "white"

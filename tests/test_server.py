@@ -484,6 +484,27 @@ def until(ws, test):
     return message if test(message) else until(ws, test)
 
 
+def play_opening(client, game) -> int:
+    """Every side makes its first move (each seat plays its first legal move in turn),
+    so that the clocks run; the version reached."""
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(socket(client, game, seat))
+                   for seat in range(len(game["seats"]))]
+        for ws in sockets:
+            ws.receive_json()
+        for number in range(100):
+            states = [sync(ws) for ws in sockets]
+            if states[0]["elapsed"]:
+                return states[0]["version"]
+            seat = next(i for i, state in enumerate(states) if state["view"]["legal"])
+            move = states[seat]["view"]["legal"][0]
+            sockets[seat].send_json(action(seat, move, states[seat]["version"], f"o{number}"))
+            until(sockets[seat], lambda m: m["type"] == "ack")
+            for ws in sockets:
+                until(ws, lambda m: m["type"] == "update")
+    raise AssertionError("the opening did not end in 100 moves")
+
+
 def test_a_fischer_clock_charges_thinking_time_stores_it_and_resumes(db):
     clock = FakeClock()
     fischer = {"base": 10, "increment": 2}
@@ -494,10 +515,19 @@ def test_a_fischer_clock_charges_thinking_time_stores_it_and_resumes(db):
             start = first.receive_json()
             second.receive_json()
             assert start["view"]["clocks"] == {"vertical": 10.0, "horizontal": 10.0}
-            assert start["elapsed"] == {"vertical": 0.0}
+            assert start["elapsed"] == {}                     # the opening: no clock runs
             assert start["clock"] == {"base": 10.0, "increment": 2.0}
             clock.time += 3
-            first.send_json(action(0, "Bc3", 0, "t1"))
+            first.send_json(action(0, "Bc3", 0, "t0"))
+            assert first.receive_json()["type"] == "ack"
+            assert first.receive_json()["elapsed"] == {}
+            second.receive_json()
+            second.send_json(action(1, "Wa1", 1, "t1"))     # every side has moved
+            assert second.receive_json()["type"] == "ack"
+            assert second.receive_json()["elapsed"] == {"vertical": 0.0}
+            first.receive_json()
+            clock.time += 3
+            first.send_json(action(0, "Bb2", 2, "t2"))
             assert first.receive_json()["type"] == "ack"
             update = first.receive_json()
             assert update["view"]["clocks"] == {"vertical": 9.0, "horizontal": 10.0}
@@ -505,17 +535,18 @@ def test_a_fischer_clock_charges_thinking_time_stores_it_and_resumes(db):
             second.receive_json()
             clock.time += 4.5
             assert sync(second)["elapsed"] == {"horizontal": 4.5}
-            second.send_json(action(1, "Wa1", 1, "t2"))
+            second.send_json(action(1, "Wd4", 3, "t3"))
             assert reply(second)["type"] == "ack"
         assert client.get(f"/api/games/{game['id']}").json()["clock"] == game["clock"]
-    assert [entry.clocks for entry in Store(db).log(game["id"])] == [[9.0, 10.0], [9.0, 7.5]]
+    assert [entry.clocks for entry in Store(db).log(game["id"])] == \
+        [[10.0, 10.0], [10.0, 10.0], [9.0, 10.0], [9.0, 7.5]]
     later = FakeClock()                                      # a restart: time resumes
     with timed_app(db, later) as client:
         with socket(client, game, 0) as ws:
             assert ws.receive_json()["view"]["clocks"] == {"vertical": 9.0,
                                                            "horizontal": 7.5}
             later.time += 1
-            ws.send_json(action(0, "Bb2", 2, "t3"))
+            ws.send_json(action(0, "Bb4", 4, "t4"))
             assert reply(ws)["type"] == "ack"
     assert Store(db).log(game["id"])[-1].clocks == [10.0, 7.5]
 
@@ -525,22 +556,23 @@ def test_a_flag_is_detected_without_any_message_and_logged(db):
     with timed_app(db, clock) as client:
         game = create(client, "carteso(size=5)", ["human", "human"],
                       clock={"base": 1, "increment": 0})
+        opened = play_opening(client, game)
         with socket(client, game, 0) as first, socket(client, game) as watcher:
             first.receive_json(), watcher.receive_json()
             clock.time += 0.5
-            assert sync(watcher)["version"] == 0              # not yet
+            assert sync(watcher)["version"] == opened         # not yet
             clock.time += 0.6
             updates = [ws.receive_json() for ws in (first, watcher)]
-            first.send_json(action(0, "Bc3", 0, "late"))
+            first.send_json(action(0, "Bc3", opened, "late"))
             assert first.receive_json()["code"] == "game_over"
         record = client.get(f"/api/games/{game['id']}/record").json()
     for update in updates:
         result = update["view"]["result"]
-        assert update["version"] == 1 and update["view"]["terminal"]
+        assert update["version"] == opened + 1 and update["view"]["terminal"]
         assert (result["winners"], result["reason"]) == (["horizontal"], "time")
         assert update["view"]["clocks"]["vertical"] == 0.0
     log = Store(db).log(game["id"])
-    assert [(entry.seat, entry.move) for entry in log] == [(0, "!timeout")]
+    assert [(entry.seat, entry.move) for entry in log][opened:] == [(0, "!timeout")]
     assert record["meta"]["forfeit"]["kind"] == "time" and record["meta"]["clock"]["base"] == 1
 
 
@@ -549,13 +581,14 @@ def test_an_action_after_the_flag_loses_on_time_even_before_the_timer(db):
     with timed_app(db, clock) as client:
         game = create(client, "carteso(size=5)", ["human", "human"],
                       clock={"base": 5, "increment": 1})
+        opened = play_opening(client, game)
         with socket(client, game, 0) as ws:
             ws.receive_json()
             clock.time += 5
-            ws.send_json(action(0, "Bc3", 0, "k1"))
+            ws.send_json(action(0, "Bc3", opened, "k1"))
             assert reply(ws)["code"] == "out_of_time"
             assert sync(ws)["view"]["result"]["reason"] == "time"
-    assert [entry.move for entry in Store(db).log(game["id"])] == ["!timeout"]
+    assert [entry.move for entry in Store(db).log(game["id"])][opened:] == ["!timeout"]
 
 
 def test_a_flagged_seat_of_a_team_loses_for_its_team(db):
@@ -563,6 +596,7 @@ def test_a_flagged_seat_of_a_team_loses_for_its_team(db):
     with timed_app(db, clock) as client:
         game = create(client, "ctor(size=8,teams=2v2)", ["human"] * 4,
                       clock={"base": 2, "increment": 0})
+        play_opening(client, game)
         with socket(client, game) as watcher:
             start = watcher.receive_json()["view"]
             clock.time += 2
@@ -575,14 +609,16 @@ def test_a_flagged_seat_of_a_team_loses_for_its_team(db):
 
 def test_an_ai_seat_is_charged_and_flags_too(db):
     clock = FakeClock()
-    with timed_app(db, clock, thinker=Stuck()) as client:
+    with timed_app(db, clock, thinker=FirstMoveThenStuck()) as client:
         game = create(client, "carteso(size=5)", [{"ai": "random"}, "human"],
                       clock={"base": 3, "increment": 0})
         with socket(client, game, 1) as ws:
-            ws.receive_json()
+            moved = until(ws, lambda m: m["version"] == 1)
+            ws.send_json(action(1, moved["view"]["legal"][0], 1, "f1"))   # the clocks run
+            assert reply(ws)["type"] == "ack"
             clock.time += 3
-            assert until(ws, lambda m: m["type"] == "update")["view"]["result"]["winners"] \
-                == ["horizontal"]
+            assert until(ws, lambda m: m["type"] == "update" and m["view"]["terminal"]) \
+                ["view"]["result"]["winners"] == ["horizontal"]
 
 
 @pytest.mark.parametrize("clock", [{"base": 0, "increment": 0}, {"base": 5},
@@ -704,7 +740,8 @@ def test_an_accepted_draw_offer_ends_the_game_with_all_returns_zero(client, db):
         assert view["terminal"] and view["legal"] == [] and view["acting"] == []
         driver = replayed(db, game["id"])
         assert view["result"] == {"winners": [], "draw": True, "returns": [0.0, 0.0],
-                                  "scores": driver.state.scores(), "reason": "agreement"}
+                                  "scores": driver.state.scores(), "reason": "agreement",
+                                  "summary": "Draw (agreed)"}
         assert view["board"] == driver.view(seat)["board"]
     assert [entry.move for entry in Store(db).log(game["id"])] == ["!draw"]
     record = client.get(f"/api/games/{game['id']}/record").json()
@@ -726,6 +763,7 @@ def test_a_draw_offer_is_declined_or_lapses_with_the_next_action(client, db):
         for ws in (first, second):
             message = ws.receive_json()
             assert (message["event"], message["draw_offer"]) == ("declined", None)
+        assert first.receive_json()["type"] == "declined"         # the offerer is told
         second.send_json({"type": "offer_draw", "seat": 1})
         first.receive_json(), second.receive_json()
         first.send_json(action(0, "Bc3", 0, "l1"))
@@ -748,6 +786,7 @@ def test_no_draws_with_more_than_two_sides_and_ai_sides_decline(client):
         ws.receive_json()
         ws.send_json({"type": "offer_draw", "seat": 0})
         assert [ws.receive_json()["event"] for _ in range(2)] == ["offered", "declined"]
+        assert ws.receive_json() == {"type": "declined", "offer": "draw", "by": "horizontal"}
         assert sync(ws)["draw_offer"] is None
 
 
@@ -775,6 +814,15 @@ def test_leaving_a_running_game_resigns_and_opens_the_seat(client, db):
         assert ws.receive_json()["code"] == "forbidden"      # the old token holds nothing
 
 
+class FirstMoveThenStuck(Stuck):
+    """A thinker that plays the first legal move of the game, then never answers."""
+
+    async def think(self, task):
+        if not task["view"]["history"]:
+            return task["view"]["legal_actions"][0]
+        return await super().think(task)
+
+
 def test_a_rematch_swaps_the_seats_with_fresh_tokens(client, db):
     game = create(client, "carteso(size=5)", ["human", "human"],
                   clock={"base": 600, "increment": 5})
@@ -790,7 +838,10 @@ def test_a_rematch_swaps_the_seats_with_fresh_tokens(client, db):
         assert second.receive_json()["type"] == "ack"
         for ws in (first, second, watcher):
             ws.receive_json()
-        second.send_json({"type": "rematch"})
+        second.send_json({"type": "rematch"})                  # an offer ...
+        assert {ws.receive_json()["type"] for ws in (first, second, watcher)} == \
+            {"rematch_offer"}
+        first.send_json({"type": "rematch"})                   # ... the other side agrees
         offers = [ws.receive_json() for ws in (first, second, watcher)]
         first.send_json({"type": "rematch"})                   # asked again: the same one
         assert first.receive_json() == {"type": "rematch", "id": offers[0]["id"]}
@@ -842,10 +893,11 @@ def test_clocks_flags_and_draws_are_durable_on_postgresql(postgres):
         timed = create(client, "carteso(size=5)", ["human", "human"],
                        clock={"base": 4, "increment": 1})
         drawn = create(client, "carteso(size=5)", ["human", "human"])
+        opened = play_opening(client, timed)
         with socket(client, timed, 0) as ws:
             ws.receive_json()
             clock.time += 1.5
-            ws.send_json(action(0, "Bc3", 0, "pg1"))
+            ws.send_json(action(0, "Bc3", opened, "pg1"))
             assert reply(ws)["type"] == "ack"
             clock.time += 4
             assert until(ws, lambda m: m["view"]["terminal"])["view"]["result"]["reason"] \
@@ -870,9 +922,11 @@ def test_an_undo_gives_no_time_back(db):
                       clock={"base": 10, "increment": 1})
         with socket(client, game, 0) as ws:
             ws.receive_json()
+            ws.send_json(action(0, "Bc3", 0, "c0"))       # the opening: not charged
+            reached = until(ws, lambda m: m.get("version") == 2 and m["type"] == "update")
             clock.time += 2
-            ws.send_json(action(0, "Bc3", 0, "c1"))
-            until(ws, lambda m: m.get("version") == 2 and m["type"] == "update")
+            ws.send_json(action(0, reached["view"]["legal"][0], 2, "c1"))
+            until(ws, lambda m: m.get("version") == 4 and m["type"] == "update")
             clock.time += 3
             ws.send_json({"type": "undo", "seat": 0, "key": "c2"})
             update = until(ws, lambda m: m["type"] == "update")

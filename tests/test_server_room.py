@@ -122,12 +122,14 @@ def test_an_offer_stands_until_answered_or_withdrawn():
     assert offers.standing == {}
 
 
-def test_ai_sides_answer_at_once_and_a_rematch_is_agreed_when_asked():
+def test_ai_sides_answer_at_once_and_a_rematch_is_an_offer_people_answer():
     offers = Offers()
     assert offers.offer(DRAW_OFFER, 0, ai_answers=True) is False      # AIs decline draws
     assert offers.offer(UNDO, 0, ai_answers=True) is True             # and accept undos
-    assert offers.offer(REMATCH, 0, ai_answers=False) is True         # agreed when asked
+    assert offers.offer(REMATCH, 0, ai_answers=True) is True          # and rematches
     assert offers.standing == {}
+    assert offers.offer(REMATCH, 0, ai_answers=False) is None         # people answer it
+    assert offers.standing == {REMATCH: 0}
 
 
 # Several processes -----------------------------------------------------------------------

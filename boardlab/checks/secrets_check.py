@@ -43,9 +43,9 @@ from .soak import (NO_CREATE_LIMIT, WAIT, ServerProcess, SoakError, _libraries, 
 #: bots do not chat: ``chat`` is empty)
 ALLOWED = {
     "sync": {"type", "version", "seat", "seats", "view", "lines", "clock", "draw_offer",
-             "rematch", "movers", "chat"},
+             "rematch", "rematch_offer", "movers", "chat"},
     "update": {"type", "version", "seat", "view", "lines", "announcements", "draw_offer",
-               "rematch", "movers"},
+               "rematch", "rematch_offer", "movers"},
     "ack": {"type", "key", "version"},
     "error": {"type", "code", "message", "key"},
 }
@@ -225,7 +225,8 @@ def _check_view_message(message: dict, expected: Version, seat: int | None) -> l
         found.append(("view", f"holds seats {message.get('seats')}"))
     if message["type"] == "update" and message.get("announcements") != expected.announcements:
         found.append(("view", f"announcements {message.get('announcements')}"))
-    if any(message.get(key) is not None for key in ("clock", "draw_offer", "rematch")):
+    if any(message.get(key) is not None for key in ("clock", "draw_offer", "rematch",
+                                                     "rematch_offer")):
         found.append(("view", "a clock, draw offer or rematch in a game without them"))
     if message.get("chat"):
         found.append(("view", "chat in a game where nobody chats"))

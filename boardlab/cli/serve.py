@@ -2,8 +2,30 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from .common import interrupt_on_termination
+
+FIRST_MOVE_LIMIT, ABANDONED_DAYS = 120.0, 7.0   # the defaults of server/lifecycle.py's Lifecycle
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds >= 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds >= 0")
+    return value
+
+
+def _days(text: str) -> float:
+    """A number of days > 0 (argparse type)."""
+    value = _seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days > 0")
+    return value
 
 
 def positive_seconds(text: str) -> float:
@@ -21,11 +43,14 @@ def cmd_serve(args) -> int:
     """Run the game server until it is stopped."""
     from ..arena.storage import database_url
     from ..server import serve
+    from ..server.lifecycle import Lifecycle
     from ..server.review import Budget
     from ..server.store import DEFAULT_DB
+    lifecycle = Lifecycle(first_move_limit=args.first_move_limit,
+                          abandoned_after=args.abandoned_after * 86400)
     return serve(args.host, args.port, database_url(args.db or DEFAULT_DB),
                  review_budget=Budget(args.review_level, args.review_seconds),
-                 https=args.https)
+                 https=args.https, lifecycle=lifecycle)
 
 
 def cmd_connect(args) -> int:
@@ -80,6 +105,14 @@ def add_parsers(sub) -> None:
                        metavar="S", help="and at most S seconds a position (default 0.25)")
     serve.add_argument("--https", action="store_true", help="the server is reached through "
                        "HTTPS (a proxy in front): session cookies are sent over HTTPS only")
+    serve.add_argument("--first-move-limit", type=_seconds, default=FIRST_MOVE_LIMIT,
+                       metavar="SECONDS", help="a timed game whose acting seat makes no move "
+                       "within this many seconds before every side has moved is aborted "
+                       f"(default {FIRST_MOVE_LIMIT:g}; 0: never)")
+    serve.add_argument("--abandoned-after", type=_days, default=ABANDONED_DAYS,
+                       metavar="DAYS", help="an unfinished game in which nothing happened for "
+                       "this many days leaves the lobby's list (default "
+                       f"{ABANDONED_DAYS:g})")
     connect = sub.add_parser("connect", help="play a seat of a server game with an engine "
                              "(docs/engine-protocol.md)",
                              epilog="Example: boardlab connect 'ws://127.0.0.1:8000/ws/GAME?"

@@ -4,7 +4,8 @@ A :class:`GameDriver` holds the state of one game and does what each front end
 would otherwise do its own way: who acts now, applying a move or a seat's
 commit in a simultaneous round, chance outcomes (drawn from the game's seed),
 undo to a given point (never across a reveal of hidden information or a draw
-of cards: the game's ``undo_floor``), resignation, agreed draws, forfeits with a reason,
+of cards: the game's ``undo_floor``), resignation, agreed draws, forfeits with a reason
+(a loss on time reads ``time`` in the history), aborting a game that never got going,
 clocks, and the record. It never prints and never waits: a caller asks and
 acts.
 
@@ -29,6 +30,7 @@ from typing import Any
 from .errors import BoardlabError, IllegalMoveError
 from .game import CHANCE, Game, Move, State
 from .record import now, to_record
+from .results import ABORTED, summary
 
 
 class UndoError(BoardlabError):
@@ -94,6 +96,7 @@ class GameDriver:
         self.forfeit_info: dict[str, Any] | None = None
         #: when the game began: its record's ``created``, the same in every copy
         self.created = now()
+        self.aborted = False        # stopped before it got going: over, no winner, no loser
         self._chance = random.Random(self.seed)
         self._snapshots: dict[int, State] = {0: self.state.clone()}
         self._clocks_at: dict[int, list[float | None]] = {}   # the clocks after each length
@@ -103,11 +106,11 @@ class GameDriver:
     # Who acts -------------------------------------------------------------------
     def acting(self) -> list[int]:
         """The seats that may act now (empty at the end)."""
-        return [] if self.state.is_terminal() else self.state.acting_seats()
+        return [] if self.over else self.state.acting_seats()
 
     @property
     def over(self) -> bool:
-        return self.state.is_terminal()
+        return self.aborted or self.state.is_terminal()
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """``state.view(seat)`` with the clocks filled in when the game has them."""
@@ -119,10 +122,23 @@ class GameDriver:
         return {seat: self._clocked(view) for seat, view in self.state.views(seats).items()}
 
     def _clocked(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The driver's part of a view: the clocks, an abort, the result in words."""
         if self.time_control.game is not None:
             view["clocks"] = {name: None if clock is None else round(clock, 3)
                               for name, clock in zip(self.game.seat_names, self.clocks)}
+        if self.aborted:
+            result = {"winners": [], "draw": False, "returns": [0.0] * self.game.num_seats,
+                      "scores": self.state.scores(), "reason": ABORTED}
+            view.update(terminal=True, to_move=None, acting=[], legal=[], legal_actions=[],
+                        result={**result, "summary": summary(self.game, result)})
         return view
+
+    def status_lines(self, seat: int | None, view: dict[str, Any]) -> list[str]:
+        """The game's status lines of ``seat`` (``view``: its view); an aborted game's
+        only line says so."""
+        if self.aborted:
+            return [view["result"]["summary"]]
+        return self.state.status_lines(seat, view)
 
     def budget(self, seat: int) -> dict[str, Any] | None:
         """The thinking budget of ``seat`` now under the time control."""
@@ -139,6 +155,9 @@ class GameDriver:
         if not (isinstance(seat, int) and 0 <= seat < self.game.num_seats):
             raise IllegalMoveError(f"illegal move {move!r}: there is no seat {seat!r}",
                                    move=move, reason=f"there is no seat {seat!r}")
+        if self.aborted:
+            raise IllegalMoveError(f"illegal move {move!r}: the game was aborted",
+                                   move=move, reason="the game was aborted")
         if isinstance(move, str):
             self.state.play(f"{self.game.seat_names[seat]}:{move}")
         else:
@@ -164,15 +183,26 @@ class GameDriver:
 
     def forfeit(self, seat: int, kind: str, reason: str) -> dict[str, Any] | None:
         """``seat`` loses by forfeit (a crash, a timeout, an illegal move): it resigns
-        whether or not it acts now, and the record says why. A game already over
-        stays as it ended (None)."""
+        whether or not it acts now, and the record says why. ``kind`` "time" is a loss
+        on time: the history says ``time`` and the result's reason "time". A game
+        already over stays as it ended (None)."""
         if self.over:
             return None
         self.forfeit_info = {"seat": self.game.seat_names[seat], "kind": kind,
                              "reason": str(reason)[:500],
                              "move_number": len(self.state.history_text()) + 1}
-        self.resign(seat)
+        self.state.resign(seat, out_of_turn=True, on_time=kind == "time")
+        self._log_clocks()
         return self.forfeit_info
+
+    def abort(self) -> None:
+        """Stop a game that never got going (a first move did not come in time): it is
+        over with no winner and no loser, the reason "aborted"; the record has no result
+        and ``meta.aborted``. IllegalMoveError when the game is over."""
+        if self.over:
+            raise IllegalMoveError("illegal move 'abort': the game is over", move="abort",
+                                   reason="the game is over")
+        self.aborted = True
 
     def _play_chance(self) -> None:
         while self.state.is_chance():
@@ -227,6 +257,7 @@ class GameDriver:
         if to in self._clocks_at:                   # the clocks as they were then
             self.clocks = list(self._clocks_at[to])
         self.forfeit_info = None
+        self.aborted = False
         return taken
 
     def _snapshot(self) -> None:
@@ -242,8 +273,13 @@ class GameDriver:
         info = dict(meta or {})
         if self.forfeit_info:
             info["forfeit"] = self.forfeit_info
-        return to_record(self.state, players=players, seed=self.seed, meta=info or None,
-                         created=self.created)
+        if self.aborted:
+            info["aborted"] = True
+        record = to_record(self.state, players=players, seed=self.seed, meta=info or None,
+                           created=self.created)
+        if self.aborted:                            # the moves end nowhere: no result
+            record["result"] = None
+        return record
 
     def movers(self) -> list[int]:
         """The seat of each history entry (CHANCE for chance outcomes)."""

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 CHANCE = -1
 TERMINAL = -2
 RESIGN = -3  # history entry of a resignation (never in legal_actions)
+RESIGN_TEXT, TIME_TEXT = "resign", "time"   # a resignation in the history: by choice, on time
 SIMULTANEOUS = -4  # current_player() when several seats act at once (see acting_seats)
 
 
@@ -346,6 +347,9 @@ class State:
 
     #: the sides agreed a draw (:meth:`agree_draw`): the game is over, drawn
     agreed_draw = False
+    #: the resignation was a loss on time (``resign(..., on_time=True)``): the history's
+    #: last entry reads ``time`` (not ``resign``) and the end reason is "time"
+    lost_on_time = False
 
     def __init__(self, game: Game, seed: int | None = None):
         self.game = game
@@ -423,6 +427,7 @@ class State:
         empty, for a program that reads only numbers (a network's input): writing
         them is about a quarter of a view's cost.
         """
+        from .results import summary
         from .view import envelope
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < self.game.num_seats):
@@ -432,9 +437,10 @@ class State:
         if "to_move" in own:               # the game names the mover its own way (a side)
             shared["to_move"] = own["to_move"]
         if self.agreed_draw:               # whatever the game's own rules would say
-            shared.update(to_move=None, result={
-                "winners": [], "draw": True, "returns": self.returns(),
-                "scores": self.scores(), "reason": "agreement"})
+            result = {"winners": [], "draw": True, "returns": self.returns(),
+                      "scores": self.scores(), "reason": "agreement"}
+            shared.update(to_move=None, result={**result,
+                                                "summary": summary(self.game, result)})
         return {**shared, **{k: v for k, v in own.items() if k not in shared}}
 
     def views(self, seats: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
@@ -495,7 +501,9 @@ class State:
             return None
         if self.agreed_draw:
             return "agreement"
-        return "resignation" if self.resigned is not None else "the rules"
+        if self.resigned is not None:
+            return "time" if self.lost_on_time else "resignation"
+        return "the rules"
 
     def undo_floor(self) -> int:
         """The shortest history an undo may go back to: never before a reveal of
@@ -679,10 +687,12 @@ class State:
                                    reason=reason)
         self.agreed_draw = True
 
-    def resign(self, seat: int | None = None, out_of_turn: bool = False) -> None:
+    def resign(self, seat: int | None = None, out_of_turn: bool = False,
+               on_time: bool = False) -> None:
         """A seat that may act (default: the first) resigns: the game ends, its team loses.
 
         ``out_of_turn``: any seat may (a forfeit, a player leaving), not only one that acts.
+        ``on_time``: it is a loss on time (its clock ran out): the history says ``time``.
         """
         acting = self.acting_seats()
         if seat is None and len(acting) > 1:
@@ -702,6 +712,8 @@ class State:
                                    reason=reason)
         self.resigned = seat
         self.resign_named = acting != [seat]     # the record names who resigned
+        if on_time:
+            self.lost_on_time = True
         self.history.append(Move(seat, RESIGN))
 
     def is_terminal(self) -> bool:
@@ -724,12 +736,13 @@ class State:
     def play(self, text: str) -> int:
         """Parse a move in the notation and apply it; return the action.
 
-        ``resign`` resigns; ``seat-name:move`` is a move of that seat (needed
-        when several seats act at once).
+        ``resign`` resigns (``time``: loses on time, as a record of a flag says);
+        ``seat-name:move`` is a move of that seat (needed when several seats act at once).
         """
         seat, text = self._split_seat(text)
-        if text.strip().lower() == "resign":        # a named seat may resign at any time
-            self.resign(seat, out_of_turn=seat is not None)
+        word = text.strip().lower()
+        if word in (RESIGN_TEXT, TIME_TEXT):        # a named seat may resign at any time
+            self.resign(seat, out_of_turn=seat is not None, on_time=word == TIME_TEXT)
             return RESIGN
         action = self.string_to_action(text)
         self._checked_apply(action, seat, text)
@@ -821,8 +834,10 @@ class State:
         if memo is not None and memo[0] is self.history and memo[1] == len(self.history):
             return list(memo[2])
         texts = self._history_text()
-        if self.resigned is not None and self.resign_named:
-            texts[-1] = f"{self.game.seat_names[self.resigned]}:resign"
+        if self.resigned is not None and texts:
+            word = TIME_TEXT if self.lost_on_time else RESIGN_TEXT
+            texts[-1] = f"{self.game.seat_names[self.resigned]}:{word}" \
+                if self.resign_named else word
         self._history_memo = (self.history, len(self.history), tuple(texts))
         return texts
 

@@ -16,7 +16,8 @@ A front end (the terminal, the web app, an adapter, an agent) can rely on:
                              the cheaper view for programs that read only numbers)
 ``terminal``                 whether the game is over
 ``result``                   None while running, else ``{"winners": [seat names],
-                             "draw", "returns": [per seat], "scores", "reason"}``
+                             "draw", "returns": [per seat], "scores", "reason", "summary"}``
+                             (``summary``: the result in words, core/results.py)
 ``clocks``                   None, or remaining seconds per seat name (filled by a driver)
 ``board``                    one block in the shape the game's board description declares
                              (see core/board.py)
@@ -28,7 +29,9 @@ beside them), and :class:`Budget` types what a driver hands an agent with a view
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+
+from .results import summary
 
 if TYPE_CHECKING:
     from .game import State
@@ -49,6 +52,7 @@ class Result(TypedDict):
     returns: list[float]
     scores: dict[str, float] | None
     reason: str | None
+    summary: NotRequired[str]
 
 
 class View(TypedDict):
@@ -89,7 +93,7 @@ ENVELOPE_KEYS = {
 }
 
 RESULT_KEYS = {"winners": list, "draw": bool, "returns": list, "scores": (dict, type(None)),
-               "reason": (str, type(None))}
+               "reason": (str, type(None)), "summary": str}
 
 
 def result_block(state: State) -> Result | None:
@@ -98,9 +102,11 @@ def result_block(state: State) -> Result | None:
         return None
     names = state.game.seat_names
     winners = state.winners()
-    return {"winners": [names[s] for s in winners], "draw": not winners,
-            "returns": state.returns(), "scores": state.scores(),
-            "reason": state.end_reason()}
+    result: Result = {"winners": [names[s] for s in winners], "draw": not winners,
+                      "returns": state.returns(), "scores": state.scores(),
+                      "reason": state.end_reason()}
+    result["summary"] = summary(state.game, result)
+    return result
 
 
 def envelope(state: State, seat: int | None, texts: bool = True) -> dict[str, Any]:

@@ -232,13 +232,14 @@ def public_from_view(state, view: dict) -> None:
     buf[K.M_OVER] = ends.get(reason, 0)
     if reason == "all tokens home":
         buf[K.M_WINNER] = names.index(result["winners"][0])
-    resigner = result["returns"].index(-1.0) if reason == "resignation" else None
-    actions = [RESIGN if t.rpartition(":")[2] == "resign" else state.string_to_action(t)
-               for t in view["history"]]
+    resigner = result["returns"].index(-1.0) if reason in ("resignation", "time") else None
+    actions = [RESIGN if t.rpartition(":")[2] in ("resign", "time")
+               else state.string_to_action(t) for t in view["history"]]
     first = names.index(view["first_player"])
     seats, next_seat = movers(game, actions, first, resigner)
     state.history = [Move(seat, action) for seat, action in zip(seats, actions)]
     state.resigned = resigner
+    state.lost_on_time = reason == "time"
     state.resign_named = resigner is not None and ":" in view["history"][-1]
     buf[K.M_FIRST] = first
     if view["to_move"]:

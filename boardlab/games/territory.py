@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.errors import NotationError, OptionError
 from ..core import board as boards
-from ..core.game import TERMINAL, Game, KomiFacts, Symmetry
+from ..core.game import RESIGN, TERMINAL, TIME_TEXT, Game, KomiFacts, Symmetry
 from ..core.options import Option
 from .kernel_state import KernelState
 from .grid_notation import LETTERS, parse_point, point_name
@@ -555,8 +555,9 @@ class TerritoryState(KernelState):
             "seats": {name: SIDES[self.seat_of_side.index(i)] if self.chosen else None
                       for i, name in enumerate(self.game.seat_names)},
             "moves": len(self.history),
-            "last_move": self.action_to_string(self.history[-1].action) if self.history
-            else None,
+            "last_move": None if not self.history else TIME_TEXT
+            if self.lost_on_time and self.history[-1].action == RESIGN
+            else self.action_to_string(self.history[-1].action),
             "resigned": None if self.resigned is None else self.game.seat_names[self.resigned],
             "returns": self.returns() if phase == "over" else None,
             **self._extra_summary(),
@@ -637,7 +638,8 @@ class TerritoryState(KernelState):
             text = "a draw" if result == "draw" else f"{result.capitalize()} wins" \
                 if result in SIDES else "no winner"
             if info["resigned"]:
-                text += f" ({info['resigned']} resigned)"
+                text += f" ({info['resigned']} " \
+                    f"{'lost on time' if self.lost_on_time else 'resigned'})"
             lines.append(f"game over: {text}")
         else:
             lines.append(f"to move: {info['to_move']}")

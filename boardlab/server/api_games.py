@@ -22,6 +22,7 @@ from .messages import ProtocolError
 from .rest import (ApiError, api_url, body, configured_game, hub_of, page_url, room_of,
                    ws_url)
 from .seats import SeatError, parse_seats, players, public_seats
+from .store import ABORTED, ACTIVE, OVER
 
 MAX_CLOCK = 30 * 86400       # seconds: a Fischer clock's base, and its increment
 MAX_ANALYSIS = 5.0           # seconds an analysis may think
@@ -80,12 +81,21 @@ def _count_create(request: Request) -> None:
 
 
 async def list_games(request: Request) -> JSONResponse:
-    """GET /api/games?limit=N: the newest games, public facts only."""
+    """GET /api/games?limit=N: the newest games, public facts only, without the abandoned
+    ones (lifecycle.py); a finished game with its result."""
     limit = request.query_params.get("limit", "50")
     if not limit.isdigit() or not 1 <= int(limit) <= 200:
         raise ApiError("bad_request", "limit must be a number from 1 to 200")
-    rows = await asyncio.to_thread(hub_of(request).store.listing, int(limit))
-    return JSONResponse({"games": [_listed(row) for row in rows]})
+    hub = hub_of(request)
+    rows = await asyncio.to_thread(hub.store.listing, int(limit),
+                                   hub.lifecycle.idle_since())
+    listed = []
+    for row in rows:
+        result = row.result
+        if result is None and row.status == OVER:       # ended before results were kept
+            result = await hub.finished_result(row.id)
+        listed.append({**_listed(row), "result": result})
+    return JSONResponse({"games": listed})
 
 
 async def show_game(request: Request) -> JSONResponse:
@@ -95,7 +105,8 @@ async def show_game(request: Request) -> JSONResponse:
         version, view = await room.public()
         game = room.driver.game
         return JSONResponse({"id": room.id, "spec": game.public_spec, "version": version,
-                             "status": "over" if view["terminal"] else "active",
+                             "status": ABORTED if room.driver.aborted else OVER
+                             if view["terminal"] else ACTIVE,
                              "clock": room.clock, "rematch": room.rematch,
                              "seats": public_seats(game, room.seats), "view": view,
                              "facts": game.facts()})

@@ -33,6 +33,7 @@ from .api_games import (analyse_game, create_game, game_record, game_sgf, join_g
                         list_games, request_review, show_game, show_review)
 from .clients import Clock, Limits
 from .hub import MAX_SEED, Hub
+from .lifecycle import Lifecycle
 from .rest import ApiError, api_error, show_catalog, show_facts
 from .store import Store
 from .tournaments.director import Director
@@ -58,7 +59,8 @@ async def game_page(request: Request) -> FileResponse:
 def create_app(db_url: str, ai_processes: int | None = None,
                thinker: Thinker | None = None, clock: Clock | None = None,
                limits: Limits | None = None,
-               review_budget: review.Budget | None = None, https: bool = False) -> Starlette:
+               review_budget: review.Budget | None = None, https: bool = False,
+               lifecycle: Lifecycle | None = None) -> Starlette:
     """The server over the database at ``db_url`` (a SQLAlchemy URL).
 
     AI seats think in ``ai_processes`` worker processes (0: threads; default: the
@@ -68,6 +70,8 @@ def create_app(db_url: str, ai_processes: int | None = None,
     ``review_budget``: a game review's search of each position (default
     ``review.Budget()``).
     ``https``: the server is behind HTTPS (session cookies are Secure).
+    ``lifecycle``: the first-move limit and when the lobby drops idle games
+    (``Lifecycle()``: 120 s, 7 days).
     """
     store = Store(db_url)
     accounts = Accounts.open(store, secure=https, clock=clock)
@@ -77,7 +81,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         app.state.hub = Hub(store, thinker or Thinker(ai_processes), clock, limits,
-                            review_budget)
+                            review_budget, lifecycle)
         app.state.tournaments = Director(app)
         app.state.hub.on_end.extend([rate_when_over, play.end_listener(app),
                                      app.state.tournaments.on_end])
@@ -111,10 +115,12 @@ def create_app(db_url: str, ai_processes: int | None = None,
 
 
 def serve(host: str, port: int, db_url: str, limits: Limits | None = None,
-          review_budget: review.Budget | None = None, https: bool = False) -> int:
+          review_budget: review.Budget | None = None, https: bool = False,
+          lifecycle: Lifecycle | None = None) -> int:
     """Run the server until interrupted; print the URL to open once it listens."""
     import uvicorn
-    app = create_app(db_url, limits=limits, review_budget=review_budget, https=https)
+    app = create_app(db_url, limits=limits, review_budget=review_budget, https=https,
+                     lifecycle=lifecycle)
     sock = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     print(f"boardlab server: open http://{shown}:{sock.getsockname()[1]}/ (database "

@@ -16,6 +16,7 @@ from . import ai
 from .chat import CHAT_KEPT
 from .clients import Client, Clock, Limits
 from .committer import Committer
+from .lifecycle import Lifecycle, listed_result
 from .messages import ProtocolError
 from .replicas import CHANGES, Listener
 from .review import Budget
@@ -32,11 +33,13 @@ class Hub:
     """The server's live games, over one store and one AI thinker."""
 
     def __init__(self, store: Store, thinker: ai.Thinker, clock: Clock | None = None,
-                 limits: Limits | None = None, review_budget: Budget | None = None):
+                 limits: Limits | None = None, review_budget: Budget | None = None,
+                 lifecycle: Lifecycle | None = None):
         self.store, self.thinker, self.clock = store, thinker, clock or Clock()
         self.committer = Committer(store)       # the rooms' actions, a batch at a time
         self.limits = limits or Limits()
         self.reviews = Reviews(self, review_budget)     # finished games' reviews
+        self.lifecycle = lifecycle or Lifecycle()   # the first-move limit, the lobby's idle
         self.analysing = 0                      # analyses running now
         self.games: dict[str, Room] = {}
         self.tasks: set[asyncio.Task] = set()
@@ -120,6 +123,21 @@ class Hub:
     def client(self, seats: tuple[int, ...]) -> Client:
         """A new connection's client, under this server's limits and clock."""
         return Client(seats, self.limits, self.clock)
+
+    async def finished_result(self, game_id: str) -> dict | None:
+        """The spectators' result of a finished game whose stored result is missing (a
+        game that ended before results were stored): replayed once, then stored."""
+        room = await self.get(game_id)
+        if room is None:
+            return None
+        try:
+            async with room.lock:
+                result = room.view(None)["result"] if room.over else None
+            if result is not None:
+                await asyncio.to_thread(self.store.set_result, game_id, listed_result(result))
+            return listed_result(result)
+        finally:
+            self.release(room)
 
     def release(self, room: Room) -> None:
         """Forget a finished game nobody watches (it is loaded again when asked for)."""

@@ -1,10 +1,11 @@
 """The entries of a game's action log, typed, with their stable encoding in the database.
 
 A log entry is a move in the game's notation, a resignation, or one of the server's own
-entries: a loss on time, an undo back to a history length, an agreed draw. The database
-holds each as the text it always had (``Bc3``, ``resign``, ``!timeout``, ``!undo 4``,
-``!draw``): :meth:`LogEntry.encode` writes exactly that text and :meth:`LogEntry.decode`
-reads it back, so a database written before entries were typed still loads.
+entries: a loss on time, an undo back to a history length, an agreed draw, an abort (no
+first move in time). The database holds each as the text it always had (``Bc3``,
+``resign``, ``!timeout``, ``!undo 4``, ``!draw``, ``!abort``): :meth:`LogEntry.encode`
+writes exactly that text and :meth:`LogEntry.decode` reads it back, so a database written
+before entries were typed still loads.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ..core.errors import BoardlabError
 from .messages import SERVER_ENTRY
 
 RESIGN_TEXT = "resign"
-TIMEOUT_TEXT, UNDO_TEXT, DRAW_TEXT = "!timeout", "!undo ", "!draw"
+TIMEOUT_TEXT, UNDO_TEXT, DRAW_TEXT, ABORT_TEXT = "!timeout", "!undo ", "!draw", "!abort"
 
 
 class Kind(Enum):
@@ -27,6 +28,7 @@ class Kind(Enum):
     TIMEOUT = "timeout"        # the seat's clock ran out: it forfeits
     UNDO = "undo"              # back to the first ``target`` history entries
     DRAW = "draw"              # a draw offer was accepted
+    ABORT = "abort"            # a first move did not come in time: over, no winner
 
 
 class LogEntryError(BoardlabError):
@@ -78,16 +80,18 @@ def undo(target: int) -> LogEntry:
     return LogEntry(Kind.UNDO, target=target)
 
 
-_TEXTS = {Kind.RESIGN: RESIGN_TEXT, Kind.TIMEOUT: TIMEOUT_TEXT, Kind.DRAW: DRAW_TEXT}
+_TEXTS = {Kind.RESIGN: RESIGN_TEXT, Kind.TIMEOUT: TIMEOUT_TEXT, Kind.DRAW: DRAW_TEXT,
+          Kind.ABORT: ABORT_TEXT}
 _KINDS = {text: kind for kind, text in _TEXTS.items()}
 _FIXED = {kind: LogEntry(kind) for kind in _TEXTS}
 RESIGN, TIMEOUT, DRAW = _FIXED[Kind.RESIGN], _FIXED[Kind.TIMEOUT], _FIXED[Kind.DRAW]
+ABORT = _FIXED[Kind.ABORT]
 
 
 def perform(driver: GameDriver, seat: int, entry: LogEntry | str,
             used: float | None = None) -> None:
     """Perform a logged entry (or its stored text) on ``driver``: a move, a resignation
-    (on the seat's turn or not), a loss on time, an undo or an agreed draw. ``used``
+    (on the seat's turn or not), a loss on time, an undo, an agreed draw or an abort. ``used``
     seconds are charged to the mover's clock."""
     if isinstance(entry, str):
         entry = LogEntry.decode(entry)
@@ -96,6 +100,8 @@ def perform(driver: GameDriver, seat: int, entry: LogEntry | str,
         driver.submit(seat, entry.notation, used=used)
     elif kind is Kind.DRAW:
         driver.agree_draw()
+    elif kind is Kind.ABORT:
+        driver.abort()
     elif kind is Kind.TIMEOUT:
         driver.forfeit(seat, "time", "ran out of time")
         if driver.clocks[seat] is not None:

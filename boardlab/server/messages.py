@@ -43,6 +43,8 @@ CODES = {
                     "a reveal or a draw of cards)",
     "no_draw": "no draw here (the game allows none, no offer to accept, or an offer "
                "already stands)",
+    "no_rematch": "no rematch offer here (none of another side to accept or decline, none "
+                  "of this side to withdraw, or this side's offer stands already)",
     "not_over": "a rematch, a record or a review of a game that is not over",
     "no_seat": "the seat could not be given up (the server could not store it)",
     "duplicate_key": "the idempotency key was used for another action (another seat's, "
@@ -98,6 +100,9 @@ FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
     "accept_draw": ({"seat": int, "key": str}, {}),
     "leave": ({"seat": int, "key": str}, {}),
     "rematch": ({}, {}),
+    "accept_rematch": ({}, {}),
+    "decline_rematch": ({}, {}),
+    "withdraw_rematch": ({}, {}),
     "chat": ({"channel": str, "text": str}, {"seat": int}),
     "spectator_chat": ({"on": bool}, {}),
     "look": ({"at": int}, {}),

@@ -3,27 +3,26 @@
 :class:`Offers` is the machine: at most one standing offer of each kind, made by a team;
 the other side accepts or declines it, the offering team may withdraw it, and every
 accepted action of the game clears them all. How an offer of each kind is answered is
-in :data:`TERMS`: what AI sides answer (at once), and whether an offer is agreed as soon
-as it is made. The pieces that use it (the shape of lichess's round):
+in :data:`TERMS`: what AI sides answer (at once). The pieces that use it (the shape of
+lichess's round):
 
 - :class:`Drawer`: ``offer_draw`` / ``decline_draw`` / ``accept_draw`` (AI sides decline);
 - :class:`Takebacker`: ``undo``, only against AIs (which accept at once);
-- :class:`Rematcher`: ``rematch``, agreed as soon as asked for (``TERMS``: one change
-  makes it an offer the other side accepts).
+- :class:`Rematcher` (rematch.py): ``rematch`` / ``accept_rematch`` / ``decline_rematch`` /
+  ``withdraw_rematch`` (agreed at once when no person of another side is connected).
 
-Offers are not logged: one stands until the next accepted action, or a restart.
+A declined offer is told to the offering side's connections (:func:`declined`), whatever
+its kind. Offers are not logged: one stands until the next accepted action, or a restart.
 """
 from __future__ import annotations
 
-import asyncio
-import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .clients import Client
-from .events import Announce, Events, Reply, Send, Tell
+from .events import Announce, Events, Send, Tell
 from .messages import Message, ProtocolError, required
-from .seats import AI, HUMAN, OPEN, new_token, token_hash
+from .seats import AI
 
 if TYPE_CHECKING:
     from .room import Room
@@ -34,14 +33,13 @@ DRAW, UNDO, REMATCH = "draw", "undo", "rematch"
 @dataclass(frozen=True)
 class Terms:
     """How an offer of one kind is answered: ``ai_accepts``: what a side of AIs says (at
-    once); ``at_once``: agreed as soon as it is made (no answer waited for)."""
+    once)."""
 
     ai_accepts: bool
-    at_once: bool = False
 
 
 TERMS = {DRAW: Terms(ai_accepts=False), UNDO: Terms(ai_accepts=True),
-         REMATCH: Terms(ai_accepts=True, at_once=True)}
+         REMATCH: Terms(ai_accepts=True)}
 
 
 class OfferError(Exception):
@@ -65,11 +63,8 @@ class Offers:
         ``ai_answers``: every seat that would answer is an AI."""
         if kind in self.standing:
             raise OfferError(kind, "standing")
-        terms = TERMS[kind]
-        if terms.at_once:
-            return True
         if ai_answers:
-            return terms.ai_accepts
+            return TERMS[kind].ai_accepts
         self.standing[kind] = team
         return None
 
@@ -107,6 +102,15 @@ class Offers:
         """An accepted action ends every offer."""
         if self.standing:
             self.standing.clear()
+
+
+def declined(room: Room, kind: str, seat: int, team: int) -> Events:
+    """``seat`` declined ``team``'s offer of ``kind``: each connection holding a seat of
+    that team is told (``{"type": "declined", "offer", "by"}``)."""
+    game = room.driver.game
+    notice = {"type": "declined", "offer": kind, "by": room.name(seat)}
+    return [Send(client, dict(notice)) for client in list(room.clients)
+            if any(game.team_of(held) == team for held in client.seats)]
 
 
 def _others_are_ais(room: Room, team: int) -> tuple[list[int], bool]:
@@ -149,15 +153,16 @@ class Drawer:
         others, ais = _others_are_ais(room, team)
         try:
             if not offer:
-                room.offers.decline(DRAW, team)
-                return self.event(seat, False)
+                by = room.offers.decline(DRAW, team)
+                return self.event(seat, False) + declined(room, DRAW, seat, by)
             agreed = room.offers.offer(DRAW, team, ai_answers=ais)
         except OfferError as error:
             raise ProtocolError("no_draw", "a draw offer stands: accept or decline it"
                                 if error.reason == "standing" else
                                 "no draw offer from the other side stands") from None
         if agreed is False:                     # the AI side declines at once
-            return self.event(seat, True, standing=False) + self.event(others[0], False)
+            return self.event(seat, True, standing=False) + self.event(others[0], False) \
+                + declined(room, DRAW, others[0], team)
         return self.event(seat, True)
 
     def event(self, seat: int, offer: bool, announce: bool = True,
@@ -212,53 +217,3 @@ class Takebacker:
         return mine[-1]
 
 
-class Rematcher:
-    """Rematches: a new game of the same spec and clock, every seat moved one place on."""
-
-    def __init__(self, room: Room):
-        self.room = room
-
-    async def on_rematch(self, client: Client, message: Message) -> Events:
-        """A person connected now gets a fresh token for their new seats; a person not
-        connected leaves an open seat. Asked twice (or by two holders), the same
-        rematch (seat S of this game plays seat S+1 there, the last the first)."""
-        room = self.room
-        if not client.seats:
-            raise ProtocolError("forbidden", "only a seat's holder may ask for a rematch")
-        if not room.over:
-            raise ProtocolError("not_over", "a rematch is for a finished game")
-        if room.rematch:
-            return [Reply({"type": "rematch", "id": room.rematch})]
-        team = room.driver.game.team_of(client.seats[0])
-        _, ais = _others_are_ais(room, team)
-        if room.offers.offer(REMATCH, team, ai_answers=ais) is not True:
-            return []                           # it stands until the other side agrees
-        game_id = secrets.token_urlsafe(9)
-        claimed = await asyncio.to_thread(room.hub.store.set_rematch, room.id, game_id)
-        if claimed != game_id:                  # another server process made it first
-            room.rematch = claimed
-            return [Reply({"type": "rematch", "id": claimed})]
-        return await self._create(game_id)
-
-    async def _create(self, game_id: str) -> Events:
-        room = self.room
-        count, present = len(room.seats), {s for c in room.clients for s in c.seats}
-        tokens: dict[str, str] = {}
-        seats: list[dict] = [{}] * count
-        for number, seat in enumerate(room.seats):
-            if seat["kind"] == HUMAN and number in present:
-                token = tokens.setdefault(seat["token"], new_token())
-                seat = {"kind": HUMAN, "token": token_hash(token)}
-            elif seat["kind"] == HUMAN:
-                seat = {"kind": OPEN}
-            seats[(number + 1) % count] = dict(seat)
-        await room.hub.create(room.spec, seats, None, room.clock, game_id)
-        room.rematch = game_id
-        events: Events = []
-        for other in list(room.clients):
-            message: dict = {"type": "rematch", "id": game_id}
-            if other.seats:
-                message.update(seats=sorted((s + 1) % count for s in other.seats),
-                               token=tokens[room.seats[other.seats[0]]["token"]])
-            events.append(Send(other, message))
-        return events

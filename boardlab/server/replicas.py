@@ -5,8 +5,9 @@ Another process that commits something about a game sends a notice (fanout.py). 
 when the game is in memory (a game not in memory is read when it is loaded); the room's
 :class:`Replica` reads the change from the database under the room's lock and tells its
 own clients. What changed: ``action`` (new log entries), ``seats`` (a seat taken or given
-up, a rematch), ``chat``, or a draw event ``draw:offered:SEAT`` / ``draw:declined:SEAT``
-(offers are not stored).
+up, a rematch), ``chat``, or an offer's event ``draw:offered:SEAT`` /
+``draw:declined:SEAT`` / ``rematch:offered|declined|withdrawn:SEAT`` (offers are not
+stored).
 """
 from __future__ import annotations
 
@@ -51,6 +52,10 @@ class Replica:
                 if seat.isdigit() and int(seat) < len(room.seats) and not room.over:
                     room.publish(room.drawer.event(int(seat), event == "offered",
                                                    announce=False))
+            elif what.startswith("rematch:"):
+                _, event, seat = what.split(":")
+                if seat.isdigit() and int(seat) < len(room.seats) and room.over:
+                    room.publish(room.rematcher.noted(event, int(seat)))
 
     async def catch_up_actions(self) -> None:
         """Apply the log entries another process appended and update every client (lock

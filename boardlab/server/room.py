@@ -7,13 +7,13 @@ only then acknowledged and published. A failed commit puts the game back as the 
 says. Every client message has one route (:attr:`Room.routes`, message type -> handler);
 a handler returns events (events.py) and the room's one :meth:`Room.publish` sends them.
 Each client only ever receives ``driver.view(seat)`` for a seat it holds, or
-``driver.view(None)`` as a spectator (an agreed draw and a loss on time are written into
-the view's ``result``).
+``driver.view(None)`` as a spectator (an agreed draw, a loss on time and an abort are in
+the view's ``result``, with its summary in words).
 
-The collaborators, each in its module: the turn clock and flag-fall watcher
-(turn_clock.py), draw, undo and rematch offers (offers.py), chat (chat.py), AI seats
-(ai_seats.py), seats given up or taken (seating.py), earlier positions and analyses
-(positions.py), and other server processes' changes (replicas.py).
+The collaborators, each in its module: the turn clock, flag-fall and abort watcher
+(turn_clock.py), draw and undo offers (offers.py), rematch offers (rematch.py), chat
+(chat.py), AI seats (ai_seats.py), seats given up or taken (seating.py), earlier
+positions and analyses (positions.py), and other server processes' changes (replicas.py).
 """
 from __future__ import annotations
 
@@ -33,13 +33,15 @@ from .events import Announce, ChatLine, Events, Reply, Send, Sync, Tell, Update
 from .explain import Explainer
 from .log_entries import DRAW, RESIGN, TIMEOUT, Kind, LogEntry, move, perform, undo
 from .messages import Message, ProtocolError, required
-from .offers import Drawer, Offers, Rematcher, Takebacker
+from .lifecycle import listed_result
+from .offers import Drawer, Offers, Takebacker
 from .positions import Positions
+from .rematch import Rematcher
 from .replicas import Replica
 from .resends import same_action
 from .seating import Seating
 from .seats import seats_of
-from .store import ACTIVE, OVER, Action, ChatMessage, Conflict
+from .store import ABORTED, ACTIVE, OVER, Action, ChatMessage, Conflict
 from .turn_clock import TurnClock
 
 if TYPE_CHECKING:
@@ -75,7 +77,9 @@ class Room:
             "action": self._on_action, "resign": self._on_resign, "undo": self._on_undo,
             "accept_draw": self._on_accept_draw, "leave": self._on_leave,
             "offer_draw": self.drawer.on_offer, "decline_draw": self.drawer.on_decline,
-            "rematch": self.rematcher.on_rematch, "sync": self._on_sync,
+            "rematch": self.rematcher.on_rematch, "accept_rematch": self.rematcher.on_accept,
+            "decline_rematch": self.rematcher.on_decline,
+            "withdraw_rematch": self.rematcher.on_withdraw, "sync": self._on_sync,
             "chat": self.chat.on_chat, "spectator_chat": self.chat.on_spectator_chat,
             "look": self.positions.on_look, "explain": Explainer(self).on_explain}
         self.rebuild(actions)
@@ -89,6 +93,7 @@ class Room:
         self.keys: dict[str, tuple[int, int]] = {}
         for action in actions:
             self.replay(action)
+        self.turns.recount()
         self.turns.restart()
 
     def replay(self, action: Action) -> None:
@@ -123,7 +128,7 @@ class Room:
         return self.driver.game.seat_names[seat]
 
     def view(self, seat: int | None) -> dict:
-        """``driver.view(seat)``, with a loss on time as its result's reason."""
+        """``driver.view(seat)``."""
         return self.presented(seat)[0]
 
     def presented(self, seat: int | None) -> tuple[dict, list[str]]:
@@ -131,10 +136,7 @@ class Room:
         return self._presented(seat, self.driver.view(seat))
 
     def _presented(self, seat: int | None, view: dict) -> tuple[dict, list[str]]:
-        lines = self.driver.state.status_lines(seat, view)
-        if view["result"] and (self.driver.forfeit_info or {}).get("kind") == "time":
-            view["result"] = {**view["result"], "reason": "time"}
-        return view, lines
+        return view, self.driver.status_lines(seat, view)
 
     def record(self, players: list[str]) -> dict:
         """The full record; an agreed draw replays as one (``agreed_draw``), and
@@ -164,7 +166,15 @@ class Room:
 
     def disconnect(self, client: Client) -> None:
         self.clients.discard(client)
+        if self.offers.standing and client.seats:   # its side's rematch offer may lapse
+            self.hub.spawn(self._left(client))
         self.hub.release(self)
+
+    async def _left(self, client: Client) -> None:
+        """A seat holder went away: its side's rematch offer is withdrawn when no
+        connection holds a seat of that side any more."""
+        async with self.lock:
+            self.publish(self.rematcher.maker_left())
 
     async def public(self) -> tuple[int, dict]:
         """The version and the spectators' view, at a committed version."""
@@ -229,7 +239,7 @@ class Room:
         if self.over:
             seat = required(message.seat, "seat")
             self.hold(client, seat)
-            return await self.seating.leave(seat, message.key)
+            return await self.seating.leave(seat, message.key) + self.rematcher.maker_left()
         seat, key = self._checked(client, message)
         if key in self.keys:
             return [Reply(self._ack(key))]
@@ -278,7 +288,7 @@ class Room:
         time; a seat whose clock ran out loses on time instead (``out_of_time``).
         """
         before = len(self.driver.state.history)
-        used = self.turns.used(seat) if entry.played and self.timed else None
+        used = self.turns.charged(seat) if entry.played else None
         if used is not None and used >= self.turns.left(seat):
             await self.commit(seat, TIMEOUT)
             raise ProtocolError("out_of_time", f"{self.name(seat)}'s clock ran out: it "
@@ -310,12 +320,22 @@ class Room:
             else []
         self.publish([*events, Update(before)], client)
         self.start()
+        if self.over:
+            self.hub.spawn(self._store_result())
+
+    async def _store_result(self) -> None:
+        """Store the finished game's result for the lobby's list (lifecycle.py)."""
+        try:
+            await asyncio.to_thread(self.hub.store.set_result, self.id,
+                                    listed_result(self.view(None)["result"]))
+        except Exception as error:              # the lobby replays it when it is missing
+            log.error("game %s: cannot store its result: %s", self.id, error)
 
     async def _store(self, action: Action) -> bool:
         """Store the action (the driver already holds it); on failure, undo it in memory.
         False: another server process had stored this very action (its key, by its seat)
         first, and this one caught up with it: acknowledge it again, nothing more."""
-        status = OVER if self.over else ACTIVE
+        status = ABORTED if self.driver.aborted else OVER if self.over else ACTIVE
         try:
             await self.hub.committer.append(self.id, self.version, action, status)
             return True
@@ -401,11 +421,14 @@ class Room:
         return [seat if seat >= 0 else None for seat, _ in self.driver.state.history]
 
     def _extras(self) -> dict:
-        """What sync and update messages carry beside the view: the standing draw offer
-        (a team name) and, with a clock, the seconds the acting seats have used so far
-        in this turn (``view["clocks"]`` is their clock when the turn began)."""
+        """What sync and update messages carry beside the view: the standing draw and
+        rematch offers (a team name), the rematch and, with a clock, the seconds the
+        seats whose clocks run have used so far in this turn (``view["clocks"]`` is
+        their clock when the turn began; none in the opening)."""
         extras: dict[str, Any] = {"draw_offer": self.drawer.standing(),
-                                  "rematch": self.rematch, "movers": self.movers()}
+                                  "rematch": self.rematch,
+                                  "rematch_offer": self.rematcher.standing(),
+                                  "movers": self.movers()}
         if self.timed:
             extras["elapsed"] = self.turns.elapsed()
         return extras

@@ -16,14 +16,14 @@ from datetime import datetime, UTC
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
                         String, Table, UniqueConstraint, bindparam, create_engine, event, func,
-                        delete, insert, select, update)
+                        delete, insert, or_, select, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
 from . import fanout, migrations
 
 DEFAULT_DB = "boardlab-server.db"
-ACTIVE, OVER = "active", "over"
+ACTIVE, OVER, ABORTED = "active", "over", "aborted"    # a game's status
 
 metadata = MetaData()
 
@@ -37,6 +37,7 @@ games = Table(
     Column("clock", JSON),                      # None, or {"base": s, "increment": s}
     Column("rematch", String(32)),              # the id of the rematch, once asked for
     Column("pool", String(40)),                 # a rated game's rating pool; None: casual
+    Column("result", JSON),                     # a finished game's result, for the lobby
     Column("created", DateTime(timezone=True), nullable=False),
     Column("updated", DateTime(timezone=True), nullable=False),
 )
@@ -245,6 +246,11 @@ class Store:
                 return rematch_id
             return db.execute(select(games.c.rematch).where(games.c.id == game_id)).scalar()
 
+    def set_result(self, game_id: str, result: dict | None) -> None:
+        """Store a finished game's result (winners, scores, summary) for the lobby."""
+        with self.engine.begin() as db:
+            db.execute(update(games).where(games.c.id == game_id).values(result=result))
+
     def game(self, game_id: str):
         """The game's row, or None."""
         with self.engine.connect() as db:
@@ -290,11 +296,16 @@ class Store:
         with self.engine.connect() as db:
             return [row.id for row in db.execute(query)]
 
-    def listing(self, limit: int) -> list:
-        """The newest games (rows with their action counts), newest first."""
+    def listing(self, limit: int, idle_since: datetime | None = None) -> list:
+        """The newest games (rows with their action counts), newest first; with
+        ``idle_since``, without the abandoned ones: aborted games, and unfinished games
+        not changed since then."""
         count = select(func.count()).where(actions.c.game_id == games.c.id) \
             .scalar_subquery().label("version")
         query = select(games, count).order_by(games.c.created.desc(), games.c.id).limit(limit)
+        if idle_since is not None:
+            query = query.where(games.c.status != ABORTED, or_(
+                games.c.status != ACTIVE, games.c.updated >= idle_since))
         with self.engine.connect() as db:
             return list(db.execute(query))
 

@@ -1,8 +1,13 @@
 """A game room's turn clock: when each acting seat's turn began, the seconds it has used,
-and the flag-fall watcher that logs a loss on time with no client message needed.
+and the watcher that logs a loss on time (or an abort) with no client message needed.
 
 The driver keeps each seat's remaining clock as it was when the seat's turn began; this
 piece knows when that was, on the server's clock (``hub.clock``, a fake one in tests).
+
+**The opening** (lifecycle.py): until every side (team) has made a move no clock runs
+and no move is charged; a timed game whose acting seat does not move within the
+server's first-move limit is then aborted (``!abort``), not lost. The clocks start when
+the last side makes its first move.
 """
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-from .log_entries import TIMEOUT
+from .log_entries import ABORT, TIMEOUT
 from .messages import ProtocolError
 
 if TYPE_CHECKING:
@@ -28,6 +33,7 @@ class TurnClock:
         self.room = room
         self.started: dict[int, float] = {}    # when each acting seat's turn began
         self.timer: asyncio.Task | None = None
+        self.opening = True                     # some side has not moved yet: no clock runs
 
     def used(self, seat: int) -> float:
         """The seconds ``seat`` has thought in its current turn."""
@@ -39,29 +45,59 @@ class TurnClock:
         left = self.room.driver.clocks[seat]
         return math.inf if left is None else left
 
+    def charged(self, seat: int) -> float | None:
+        """The seconds a move of ``seat`` now is charged (None: no clock, or the opening)."""
+        return None if self.opening or not self.room.timed else self.used(seat)
+
     def elapsed(self) -> dict[str, float]:
-        """The seconds each acting seat has used in this turn, by seat name."""
+        """The seconds each seat whose clock runs has used in this turn, by seat name
+        (none in the opening)."""
+        if self.opening:
+            return {}
         names = self.room.driver.game.seat_names
         return {names[seat]: round(self.used(seat), 3) for seat in self.room.acting()}
 
+    def _opening(self) -> bool:
+        """Whether some side has made no move yet."""
+        game = self.room.driver.game
+        moved = {game.team_of(seat) for seat in self.room.driver.movers() if seat >= 0}
+        return len(moved) < len(game.teams)
+
+    def recount(self) -> None:
+        """Whether the game is in its opening, found again (the log was replayed)."""
+        self.opening = self._opening()
+
     def restart(self, mover: int | None = None, reset: bool = False) -> None:
         """Start the turn of every seat that acts now and did not act before (or just
-        moved and acts again); after an undo (``reset``) every acting seat's turn."""
+        moved and acts again); after an undo (``reset``) or at the end of the opening
+        every acting seat's turn."""
+        was = self.opening
+        self.opening = self._opening() if was or reset else False
+        reset = reset or (was and not self.opening)     # the clocks start now
         now, started = self.room.hub.clock.now(), self.started
         self.started = {seat: started[seat]
                         if not reset and seat != mover and seat in started else now
                         for seat in self.room.acting()}
 
+    def limit(self, seat: int) -> float:
+        """The seconds ``seat`` has in this turn: its clock, or in the opening the
+        server's first-move limit (infinity: none)."""
+        if self.opening:
+            return self.room.hub.lifecycle.first_move_limit or math.inf
+        return self.left(seat)
+
     def arm(self) -> None:
-        """Watch for the first acting seat's clock to run out (no client message needed)."""
+        """Watch for the first acting seat's clock (in the opening: its first-move limit)
+        to run out (no client message needed)."""
         if self.timer is not None and self.timer is not asyncio.current_task():
             self.timer.cancel()
         self.timer = None
         room = self.room
         if not room.timed or room.over or not self.started:
             return
-        deadline = min(self.started[seat] + self.left(seat) for seat in self.started)
-        self.timer = room.hub.spawn(self._watch(deadline))
+        deadline = min(self.started[seat] + self.limit(seat) for seat in self.started)
+        if deadline < math.inf:
+            self.timer = room.hub.spawn(self._watch(deadline))
 
     async def _watch(self, deadline: float) -> None:
         room, clock = self.room, self.room.hub.clock
@@ -71,14 +107,15 @@ class TurnClock:
                 return                          # an action came first
             self.timer = None
             late = [seat for seat in room.acting()
-                    if self.used(seat) >= self.left(seat)]
+                    if self.used(seat) >= self.limit(seat)]
             if not late:
                 self.arm()
                 return
+            entry = ABORT if self.opening else TIMEOUT
             try:
-                await room.commit(late[0], TIMEOUT)
+                await room.commit(late[0], entry)
             except ProtocolError as error:         # the database failed: try again soon
-                log.error("game %s: cannot log %s's loss on time: %s", room.id,
+                log.error("game %s: cannot log %r of %s: %s", room.id, entry.encode(),
                           room.name(late[0]), error.message)
                 if not room.over and self.timer is None:
                     self.timer = room.hub.spawn(self._watch(clock.now() + RETRY))

@@ -19,6 +19,7 @@ import { createController } from "./game/controller.js";
 import { loadReview, requestReview } from "./game/review.js";
 import { wireDrawer } from "./game/drawer.js";
 import { wireKeys } from "./game/keys.js";
+import { wireOffers as wireRematch } from "./game/offers.js";
 import * as m from "./game/model.js";
 import { $, say } from "./game/page.js";
 
@@ -78,7 +79,7 @@ function wireOffers() {
   const plain = (type) => () => page.connection().send({ type, seat: m.ownSeat(model) });
   $("offer-draw").addEventListener("click", plain("offer_draw"));
   $("decline-draw").addEventListener("click", plain("decline_draw"));
-  $("rematch").addEventListener("click", () => page.connection().send({ type: "rematch" }));
+  wireRematch((message) => page.connection().send(message));
 }
 
 /** The record downloads, the analysis, the pass-the-device screen, the chat. */

@@ -1,6 +1,7 @@
 // The lobby (/): pick a game from the catalog, set its declared options (the form is made
 // from the options, never per game), choose who sits where and the clock, create the game
-// and hand out the seat links; list the live and finished games.
+// and hand out the seat links; list the live and finished games (a finished one with its
+// result in the server's words; the server leaves abandoned games out).
 
 import { copyText, createGame, el, getCatalog, getFacts, listGames } from "./api.js";
 import { startMyGames } from "./my-games.js";
@@ -264,9 +265,12 @@ async function refreshGames() {
     const over = game.status !== "active";
     const who = game.seats.map((seat) => seat.kind === "ai" ? `${seat.name}: ${seat.agent}` : `${seat.name}: ${seat.kind}`).join(", ");
     const updated = game.updated ? new Date(game.updated + (game.updated.endsWith("Z") ? "" : "Z")) : null;
-    return el("li", { "data-game": game.id },
+    const result = game.result || null;       // a finished game's: winners, scores, words
+    return el("li", { "data-game": game.id, "data-status": game.status },
       el("span", { class: "game-spec" }, game.spec),
       el("span", { class: "status-tag" + (over ? " over" : "") }, game.status),
+      result ? el("span", { class: "game-result", "data-winners": (result.winners || []).join(","),
+        "data-draw": String(Boolean(result.draw)) }, result.summary || "") : null,
       el("span", { class: "game-meta" }, `${who} · ${game.version} moves` +
         (updated && !Number.isNaN(updated.getTime()) ? ` · ${updated.toLocaleString()}` : "")),
       el("a", { href: `/game/${encodeURIComponent(game.id)}` }, over ? "replay" : "watch"));

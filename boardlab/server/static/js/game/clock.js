@@ -27,7 +27,9 @@ export function clockLeft(model, name) {
   const clocks = live && live.view.clocks;
   if (!clocks || !(name in clocks)) return null;
   let left = clocks[name];
-  if (!live.view.terminal && (live.view.acting || []).includes(name)) {
+  // a clock runs only where the server says so (`elapsed`: none before every side moved)
+  if (!live.view.terminal && (live.view.acting || []).includes(name) &&
+      name in (live.elapsed || {})) {
     left -= ((live.elapsed || {})[name] || 0) + (performance.now() - live.at) / 1000;
   }
   return left;

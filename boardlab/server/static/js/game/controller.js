@@ -6,6 +6,7 @@
 import { api } from "../api.js";
 import { addChat, chatNotice, setChat, wantsSpectatorChat } from "./chat.js";
 import * as m from "./model.js";
+import { offerMessage } from "./offers.js";
 import { $, say } from "./page.js";
 import { rememberGame } from "../my-games.js";
 import { render } from "./render.js";
@@ -240,6 +241,10 @@ export function createController(model) {
         break;
       case "explanation":
         onExplanation(message);
+        break;
+      case "rematch_offer":
+      case "declined":
+        if (offerMessage(model, message)) redraw();
         break;
       default:
         break;

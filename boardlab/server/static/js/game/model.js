@@ -83,6 +83,7 @@ export function viewReceived(model, message) {
     view: message.view,
     draw_offer: message.draw_offer ?? null,
     rematch: message.rematch ?? null,
+    rematch_offer: message.rematch_offer ?? null,   // the team whose rematch offer stands
     clock: sync ? message.clock : previous && previous.clock,
     elapsed: message.elapsed || {},
     lines: Array.isArray(message.lines) ? message.lines : null,   // the game's own status lines
@@ -136,6 +137,11 @@ export function seatsLeft(model, seats) {
 /** The game's seats (their kinds) changed: a seat was taken. */
 export function seatKindsChanged(model, seats) {
   model.game.seats = seats;
+}
+
+/** A rematch offer was made (`offer`: the offering team's name), or ended (null). */
+export function rematchOfferChanged(model, offer) {
+  model.live.rematch_offer = offer;
 }
 
 export function rematchCreated(model, id) {

@@ -15,6 +15,7 @@ const ENVELOPE_KEYS = new Set(["game", "spec", "seats", "teams", "seat", "to_mov
 /** A result in words: "draw (agreed)", "Black wins", "North-South win (tricks)". */
 export function resultWords(model, result) {
   if (!result) return "the game is over";
+  if (result.summary) return result.summary;     // the server's words (core/results.py)
   const reason = result.reason ? ` (${result.reason})` : "";
   if (result.draw) return "draw" + reason;
   const winners = result.winners || [];
@@ -153,7 +154,6 @@ export function renderActions(model) {
   const theirOffer = Boolean(live.draw_offer) && !myTeams.includes(live.draw_offer);
   $("accept-draw").hidden = !playing || !theirOffer;
   $("decline-draw").hidden = !playing || !theirOffer;
-  $("rematch").hidden = !over || !held.length || Boolean(live.rematch);
   const link = $("rematch-link");
   link.hidden = !live.rematch;
   if (live.rematch) link.href = `/game/${encodeURIComponent(live.rematch)}`;

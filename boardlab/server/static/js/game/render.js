@@ -12,6 +12,7 @@ import { renderClockBar } from "./clock.js";
 import { renderReview, reviewHints } from "./review.js";
 import { actingSeat, heldSeats, interactive, seatName, shownView } from "./model.js";
 import { showTurn } from "./attention.js";
+import { renderOffers } from "./offers.js";
 import { $ } from "./page.js";
 import { renderMoves } from "./moves.js";
 import {
@@ -42,6 +43,7 @@ export function render(model, page) {
   renderPlayers(model, page.actions);
   renderResult(model);
   renderActions(model);
+  renderOffers(model);
   renderLooking(model);
   renderPassDevice(model, seat);
   renderChatControls(model);
