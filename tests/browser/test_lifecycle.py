@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from harness import Server, play_to_end, read_url
+from harness import Server, play_to_end, read_url, resign
 
 ONE_SECOND = {"base": 1, "increment": 0}
 ONE_MINUTE = {"base": 60, "increment": 0}
@@ -65,7 +65,7 @@ def test_a_loss_on_time_reads_time_in_the_status_the_moves_and_the_record(server
     assert "lost on time" in status and "resign" not in status, status
     assert "resign" not in text(vertical, "#lines") and "lost on time" in text(vertical,
                                                                                "#lines")
-    assert text(vertical, "#moves li:last-child") == "time"
+    assert vertical.page.locator("#moves li[data-index]").last.inner_text() == "time"
     record = server.record(game["id"])
     assert record["moves"][-1] == "time" and record["meta"]["forfeit"]["kind"] == "time"
 
@@ -109,7 +109,7 @@ def test_a_first_move_that_never_comes_aborts_the_game_and_the_lobby_drops_it(
 def finished_game(server, open_page, seed):
     """Two people's pages of a game that vertical resigned."""
     game, (vertical, horizontal) = two_people(server, open_page, seed=seed)
-    vertical.page.locator("#resign").click()
+    resign(vertical.page)
     for client in (vertical, horizontal):
         client.page.locator("#result").wait_for(state="visible")
     return game, vertical, horizontal
