@@ -55,7 +55,7 @@ def round_robin_rounds(names: Sequence[str], cycles: int = 1) -> list[list[Pairi
     order; a bye (``black`` None) where the field is odd.
 
     >>> round_robin_rounds(["a", "b", "c", "d"])
-    [[('a', 'd'), ('b', 'c')], [('d', 'c'), ('a', 'b')], [('b', 'd'), ('c', 'a')]]
+    [[('a', 'd'), ('c', 'b')], [('d', 'b'), ('a', 'c')], [('c', 'd'), ('b', 'a')]]
     """
     if len(names) < 2:
         raise ValueError("a round robin needs at least two players")
@@ -128,7 +128,7 @@ def swiss_round(names: Sequence[str], results: Iterable[Result],
     default ``names``' order). The bye, if any, comes last.
 
     >>> swiss_round(["a", "b", "c", "d"], [])
-    [('a', 'c'), ('d', 'b')]
+    [('a', 'c'), ('b', 'd')]
     """
     players = _swiss_players(names, list(results), seeds)
     order = sorted(players.values(), key=lambda p: (-p.score, p.seed))

@@ -3,7 +3,7 @@ starts it from the tournament page, and watches the standings change as its game
 (the players resign from their game pages); the tournament's name shows as text. No page
 logs an error under the Content-Security-Policy."""
 from harness import resign
-from test_accounts import sign_up
+from test_browser_accounts import sign_up
 
 SPEC = "carteso(size=5)"
 NAME = "<b>Spring</b> cup"
