@@ -324,7 +324,8 @@ ROUTES.update({route: (_account_request(*route), status, None)
                for route, status in _PUBLIC.items()})
 ROUTES.update({route: (_account_request(*route), 404, "not_found") for route in (
     ("GET", "/api/users/{name}"), ("GET", "/api/tournaments/{tournament_id}"),
-    ("GET", "/api/tournaments/{tournament_id}/standings.csv"))})
+    ("GET", "/api/tournaments/{tournament_id}/standings.csv"),
+    ("GET", "/api/tournaments/{tournament_id}/records.zip"))})
 ROUTES.update({route: (_account_request(*route), 401, "not_signed_in") for route in _SIGNED_IN})
 ROUTES.update({route: (_account_request(*route), 403, "csrf_failed") for route in _CSRF})
 

@@ -5,8 +5,11 @@ ladder), Swiss properties over many random rounds, no-show forfeits on an inject
 a round robin among house bots played to its end, and the security checks (only the
 director starts, pauses and ends; names stay text)."""
 import asyncio
+import io
+import json
 import random
 import re
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -240,6 +243,30 @@ def test_contract_a_round_robin_among_house_bots_played_to_its_end(server):
     assert [(t["id"], t["status"]) for t in listed] == [(tournament, "over")]
     cells = shown["crosstable"]["cells"]
     assert all(len(cells[i][j]) == 2 for i in range(3) for j in range(3) if i != j)
+    archive = zipped(alice, tournament)                    # the records, one zip
+    assert archive.pop("standings.csv") == csv.text
+    assert json.loads(archive.pop("tournament.json"))["standings"] == lines
+    for pairing in shown["pairings"]:
+        if pairing["game"] is None:
+            continue
+        stem = (f"round-{pairing['round']:03d}-{pairing['white']}-{pairing['black']}-"
+                f"{pairing['game']}")
+        record = alice.get(f"/api/games/{pairing['game']}/record").json()
+        assert json.loads(archive.pop(stem + ".json")) == record
+        sgf = alice.get(f"/api/games/{pairing['game']}/record.sgf")
+        assert archive.pop(stem + ".sgf") == sgf.text
+    assert archive == {}
+
+
+def zipped(client, tournament) -> dict[str, str]:
+    """GET /api/tournaments/ID/records.zip: file name -> text."""
+    response = client.get(f"/api/tournaments/{tournament}/records.zip")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/zip"
+    assert response.headers["content-disposition"] == \
+        f'attachment; filename="tournament-{tournament}.zip"'
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        return {name: archive.read(name).decode() for name in archive.namelist()}
 
 
 def test_a_swiss_of_people_plays_round_by_round(server):
@@ -276,6 +303,14 @@ def test_a_swiss_of_people_plays_round_by_round(server):
     assert not first & second                          # no pair meets twice
     byes = [p["white"] for p in shown["pairings"] if p["forfeit"] == "bye"]
     assert len(byes) == 2 and len(set(byes)) == 2      # a second bye goes to another
+    # the zip holds round one's records, not those of round two's games being played
+    archive = zipped(guest(server), tournament)   # anyone may
+    played = sorted(name for name in archive if name.endswith(".json")
+                    and name != "tournament.json")
+    assert played == sorted(f"round-001-{p['white']}-{p['black']}-{p['game']}.json"
+                            for p in shown["pairings"] if p["round"] == 1 and p["game"])
+    assert len(played) == 2 and all(p["result"] is None for p in shown["pairings"]
+                                    if p["round"] == 2 and p["game"])
 
 
 def result_of(client, tournament):

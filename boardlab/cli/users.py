@@ -1,5 +1,5 @@
-"""``boardlab user create|reset-password|disable|token|revoke-tokens``: accounts, for whoever
-runs the server (a bot account's API token is printed once, when it is made)."""
+"""``boardlab user create|create-bots|reset-password|disable|token|revoke-tokens``: accounts,
+for whoever runs the server (a bot account's API token is printed once, when it is made)."""
 from __future__ import annotations
 
 import getpass
@@ -47,6 +47,8 @@ def cmd_user(args) -> int:
             if args.bot:
                 print(f"its API token (shown once): {issue(store.engine, user_id)}")
             return 0
+        if args.user_command == "create-bots":
+            return _create_bots(store.engine, args.prefix, args.count)
         user = users.find(args.name)
         if user is None:
             raise BoardlabError(f"no account named {args.name!r}")
@@ -72,6 +74,33 @@ def cmd_user(args) -> int:
         store.dispose()
 
 
+MAX_BOTS = 200                  # bot accounts one create-bots makes
+
+
+def _create_bots(engine, prefix: str, count: int) -> int:
+    """PREFIX-1 ... PREFIX-COUNT, bot accounts made together (all or none); one line
+    ``NAME TOKEN`` each on stdout, the only time the tokens are shown."""
+    from ..core.errors import BoardlabError
+    from ..server.accounts.bots import create_many
+    from ..server.accounts.names import NameError_, check_name
+    if not 1 <= count <= MAX_BOTS:
+        raise BoardlabError(f"create-bots makes 1 to {MAX_BOTS} accounts at once")
+    try:
+        made = [check_name(f"{prefix}-{number}") for number in range(1, count + 1)]
+    except NameError_ as error:
+        raise BoardlabError(f"{error} (the names are {prefix}-1 ... {prefix}-{count})") \
+            from None
+    try:
+        tokens = create_many(engine, made)
+    except ValueError as error:
+        raise BoardlabError(str(error)) from None
+    for name, token in zip(made, tokens):
+        print(name, token)
+    print(f"created {count} bot account(s) {made[0]} ... {made[-1]}; their API tokens, "
+          "above, are shown once", file=sys.stderr)
+    return 0
+
+
 def add_parsers(sub) -> None:
     """The subcommand user (create, reset-password, disable)."""
     user = sub.add_parser("user", help="the game server's accounts: create, reset-password, "
@@ -81,6 +110,11 @@ def add_parsers(sub) -> None:
     create.add_argument("name")
     create.add_argument("--bot", action="store_true", help="a bot account (marked BOT; no "
                         "password needed; its API token is printed once)")
+    many = action.add_parser("create-bots", help="bot accounts PREFIX-1 ... PREFIX-N at "
+                             "once (all or none): one line 'NAME TOKEN' each, the tokens "
+                             "shown once", epilog="docs/competitions.md")
+    many.add_argument("prefix", help="the names' beginning, e.g. student")
+    many.add_argument("count", type=int, metavar="N", help=f"how many (1 to {MAX_BOTS})")
     reset = action.add_parser("reset-password", help="set a new password; every session of "
                               "the account ends")
     reset.add_argument("name")
@@ -96,6 +130,6 @@ def add_parsers(sub) -> None:
     for command in (create, reset):
         command.add_argument("--password-stdin", action="store_true", help="read the password "
                              "from the first line of standard input (else it is asked for)")
-    for command in (create, reset, disable, token, revoke):
+    for command in (create, many, reset, disable, token, revoke):
         command.add_argument("--db", help="database URL or SQLite file (default "
                              "boardlab-server.db in the current folder)")

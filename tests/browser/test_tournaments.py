@@ -50,5 +50,6 @@ def test_a_round_robin_whose_standings_change_as_its_games_end(server, open_page
     assert float(page.locator(row.format(black)).get_attribute("data-score")) >= 1
     assert page.locator("#crosstable tbody tr").count() == 3
     assert page.locator("#csv").get_attribute("href").endswith("/standings.csv")
+    assert page.locator("#records").get_attribute("href").endswith("/records.zip")
     for client in (alice, bob, carol):
         assert client.errors == []

@@ -90,6 +90,33 @@ def create_owned(engine: Engine, owner_id: int, username: str) -> str:
     return issue(engine, user_id)
 
 
+def create_many(engine: Engine, usernames: list[str]) -> list[str]:
+    """New bot accounts (no owner, no password) and each one's first token, in one
+    transaction: all of them or none (NameTaken names the first name already taken)."""
+    from sqlalchemy.exc import IntegrityError
+    keys = [names.name_key(name) for name in usernames]
+    if len(set(keys)) != len(keys):
+        raise ValueError("the names repeat")
+    made = [new_token() for _ in usernames]
+    try:
+        with engine.begin() as db:
+            taken = {row.name_key for row in db.execute(select(users.c.name_key).where(
+                users.c.name_key.in_(keys + [names.deleted_key(key) for key in keys])))}
+            for name, key in zip(usernames, keys):
+                if key in taken or names.deleted_key(key) in taken:
+                    raise NameTaken(f"the name {name!r} is taken")
+            for name, key, token in zip(usernames, keys, made):
+                row = db.execute(insert(users).values(
+                    username=name, name_key=key, password=None, bot=True, disabled=False,
+                    deleted=False, created=now())).inserted_primary_key
+                assert row is not None
+                db.execute(insert(tokens).values(hash=token_hash(token), user_id=row[0],
+                                                 created=now()))
+    except IntegrityError:
+        raise NameTaken("one of the names was taken meanwhile: nothing was made") from None
+    return made
+
+
 def owned(engine: Engine, owner_id: int) -> list:
     with engine.connect() as db:
         return list(db.execute(select(users.c.username).where(

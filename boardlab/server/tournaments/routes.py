@@ -1,6 +1,6 @@
 """The tournaments' HTTP routes (docs/server-protocol.md, "Tournaments"): create, read,
-list, start (or resume), pause, end, join, leave; the standings as CSV; the tournament
-pages.
+list, start (or resume), pause, end, join, leave; the standings as CSV, the records as a
+zip; the tournament pages.
 
 Only the director (the account that made it) starts, pauses and ends a tournament (403
 forbidden for anyone else); an account joins and leaves for itself. A status changes in one
@@ -21,8 +21,8 @@ from ..accounts.routes import signed_in
 from ..accounts.users import now
 from ..api_games import _clock as checked_clock
 from ..messages import CONTROL
-from ..rest import ApiError, body, configured_game
-from . import records, view
+from ..rest import ApiError, body, configured_game, hub_of
+from . import export, records, view
 from .records import CREATED, OVER, PAUSED, RUNNING
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
@@ -164,6 +164,16 @@ async def standings_csv(request: Request) -> Response:
                              "cache-control": "no-store"})
 
 
+async def records_zip(request: Request) -> Response:
+    """GET /api/tournaments/{id}/records.zip: its finished games' records and standings."""
+    shown = await _shown(request)
+    data = await export.records_zip(hub_of(request), shown)
+    return Response(data, media_type="application/zip",
+                    headers={"content-disposition":
+                             f'attachment; filename="tournament-{shown["id"]}.zip"',
+                             "cache-control": "no-store"})
+
+
 async def list_tournaments(request: Request) -> JSONResponse:
     """GET /api/tournaments: the newest tournaments."""
     rows = await asyncio.to_thread(records.listed, _engine(request))
@@ -270,6 +280,7 @@ ROUTES = [Route("/tournaments", tournaments_page),
           Route("/api/tournaments", list_tournaments),
           Route("/api/tournaments/{tournament_id}", show_tournament),
           Route("/api/tournaments/{tournament_id}/standings.csv", standings_csv),
+          Route("/api/tournaments/{tournament_id}/records.zip", records_zip),
           Route("/api/tournaments/{tournament_id}/start", start_tournament,
                 methods=["POST"]),
           Route("/api/tournaments/{tournament_id}/pause", pause_tournament,

@@ -130,6 +130,7 @@ function render(shown) {
   const chart = shown.format === "ladder" ? null : scoreChart(shown.scores_by_round);
   $("score-chart").replaceChildren(...(chart ? [chart] : []));
   $("csv").href = path + "/standings.csv";
+  $("records").href = path + "/records.zip";
   controls(shown);
   document.body.dataset.status = shown.status;
   document.body.dataset.games = String(shown.games.length);
