@@ -1,5 +1,6 @@
 """The lobby of a signed-in person: the "rated" box, a challenge to the house bot ai-1
-that lands in the game, and a seek of one person accepted by another (docs/accounts.md)."""
+that lands in the game (whose players panel names both accounts, the bot marked BOT), and a
+seek of one person accepted by another (docs/accounts.md)."""
 
 
 def sign_up(client, name: str) -> None:
@@ -32,6 +33,9 @@ def test_the_rated_box_and_a_challenge_to_a_house_bot(server, open_page):
     page.wait_for_url("**/game/**")                     # the house bot accepts at once
     game_id = page.url.rsplit("/", 1)[1]
     assert held_seats(lina)
+    bot = page.locator('#players .player-account[data-account="ai-1"]')   # the panel names
+    assert bot.locator(".bot-badge").inner_text() == "BOT"                 # both accounts
+    assert page.locator('#players .player-account[data-account="lina"] .bot-badge').count() == 0
     page.goto(server.url + "/")
     page.locator("#accounts-lobby[data-ready=true]").wait_for()
     assert page.locator(f'#playing li[data-game="{game_id}"]').count() == 1
