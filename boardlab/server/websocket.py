@@ -25,12 +25,13 @@ async def game_socket(websocket: WebSocket) -> None:
     hub = hub_of(websocket)
     await websocket.accept()
     room = await find_room(hub, websocket.path_params["game_id"])
-    token = websocket.query_params.get("token")
-    seats = room.seats_of(token) if room is not None else ()
-    refusal: ProtocolError | None = None
     if room is None:
-        refusal = ProtocolError("not_found", "no such game")
-    elif token and not seats:
+        await _refuse(websocket, ProtocolError("not_found", "no such game"))
+        return
+    token = websocket.query_params.get("token")
+    seats = room.seats_of(token)
+    refusal: ProtocolError | None = None
+    if token and not seats:
         refusal = ProtocolError("forbidden", "this token holds no seat here")
     elif not token:                             # a signed-in person's or a bot's seats
         try:
@@ -39,8 +40,7 @@ async def game_socket(websocket: WebSocket) -> None:
             refusal = ProtocolError(error.code, error.message)
     if refusal is not None:
         await _refuse(websocket, refusal)
-        if room is not None:
-            hub.release(room)
+        hub.release(room)
         return
     client = hub.client(seats)
     writer = hub.spawn(_write(websocket, client))
