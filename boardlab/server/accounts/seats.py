@@ -98,6 +98,7 @@ async def rate_when_over(room: Room) -> None:
         return
     try:
         await asyncio.to_thread(rate, room.hub.store.engine, room.id,
-                                list(room.driver.state.returns()))
+                                list(room.driver.state.returns()),
+                                [list(side) for side in room.driver.game.teams])
     except Exception:
         log.exception("game %s: the rating update failed", room.id)
