@@ -339,7 +339,8 @@ def test_rated_game_refusals(app, alice):
                            ({"seats": ["human", "open"], "spec": "carteso(size=5,komi=3.5)"},
                             "bad_spec"),
                            ({"seats": ["human", "open", "open"],
-                             "spec": "cartagena(players=3)"}, "bad_spec"),
+                             "spec": "cartagena(players=3,allow_voluntary_pass=true)"},
+                            "bad_spec"),
                            ({"seats": ["human", "open"], "rated": "yes"}, "bad_request")):
         response = alice.post("/api/games", json={"spec": SPEC, "rated": True, **data},
                                headers=CSRF)
@@ -483,3 +484,50 @@ def test_user_commands(db, tmp_path):
         assert client.get("/api/account").json() == {"signed_in": False}
         assert client.post("/api/account/login", json=login, headers=CSRF).status_code == 401
     assert boardlab("user", "disable", "nobody", "--db", db).returncode == 2
+
+
+def test_a_game_of_more_sides_is_rated_by_openskill_in_the_same_pools(app, alice):
+    """A rated Cartagena game of three (its player count leaves it in ``cartagena-basic``)
+    and a CTOR game of teams are rated by Weng-Lin (OpenSkill) on Glicko-2's scale: the
+    winner up, the others down, a team's players alike; each seat's history score its
+    share of the sides it beat."""
+    from boardlab.server.accounts.ratings import rate
+    bob, carol, dave = (person(alice, name) for name in ("bob", "carol", "dave"))
+    response = alice.post("/api/games", json={"spec": "cartagena(players=3)", "rated": True,
+                                              "seats": ["human", "open", "open"]},
+                          headers=CSRF)
+    assert response.status_code == 201, response.text
+    game_id = response.json()["id"]
+    for seat, client in ((1, bob), (2, carol)):
+        joined = client.post(f"/api/games/{game_id}/join", json={"seat": seat}, headers=CSRF)
+        assert joined.status_code == 200, joined.text
+    engine = app.state.hub.store.engine
+    assert rate(engine, game_id, [0.0, 1.0, 0.0]) is True       # Bob won, the others tied
+    assert rate(engine, game_id, [0.0, 1.0, 0.0]) is False      # a game is rated once
+    shown = {name: alice.get(f"/api/users/{name}").json() for name in ("alice", "bob", "carol")}
+    pool = {name: profile["ratings"]["cartagena-basic"] for name, profile in shown.items()}
+    assert pool["bob"]["rating"] > 1500 > pool["alice"]["rating"] == pool["carol"]["rating"]
+    assert all(p["games"] == 1 and p["provisional"] and p["deviation"] < 500
+               for p in pool.values())
+    assert [shown[name]["games"][0]["pool"] for name in shown] == ["cartagena-basic"] * 3
+    # CTOR 2v2: the teams' players move alike
+    response = alice.post("/api/games", json={"spec": "ctor(size=8,teams=2v2)", "rated": True,
+                                              "seats": ["human", "open", "open", "open"]},
+                          headers=CSRF)
+    assert response.status_code == 201, response.text
+    made = response.json()
+    for seat, client in ((1, bob), (2, carol), (3, dave)):
+        joined = client.post(f"/api/games/{made['id']}/join", json={"seat": seat},
+                             headers=CSRF)
+        assert joined.status_code == 200, joined.text
+    facts = alice.get(f"/api/games/{made['id']}").json()["facts"]
+    names = facts["seats"]
+    sides = [[names.index(name) for name in team["seats"]] for team in facts["teams"]]
+    outcome = [1.0 if seat in sides[0] else -1.0 for seat in range(4)]
+    assert rate(engine, made["id"], outcome, sides) is True
+    users = ["alice", "bob", "carol", "dave"]
+    after = {users[seat]: alice.get(f"/api/users/{users[seat]}").json()["ratings"]
+             ["ctor-8-2v2"]["rating"] for seat in range(4)}
+    winners = {after[users[seat]] for seat in sides[0]}
+    losers = {after[users[seat]] for seat in sides[1]}
+    assert len(winners) == len(losers) == 1 and min(winners) > 1500 > max(losers)

@@ -17,6 +17,7 @@ import pytest
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Using `httpx`")
     from starlette.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
 
 from boardlab.core.speeds import speed_of
 from test_accounts import (CSRF, SPEC, app, boardlab, clock, code, db, guest,  # noqa: F401
@@ -43,6 +44,17 @@ def bearer(token):
     return {"Authorization": f"Bearer {token}"}
 
 
+def refused_on_the_socket(program, game_id, key):
+    """A wrong or revoked token on the game socket: an error, then close 4403 (it does not
+    watch as a spectator instead)."""
+    with program.websocket_connect(f"/ws/{game_id}", headers=bearer(key)) as socket:
+        assert socket.receive_json() == {"type": "error", "code": "bad_token",
+                                         "message": "this API token is unknown or revoked"}
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_json()
+        assert closed.value.code == 4403
+
+
 def test_a_bot_token_acts_for_its_bot_until_it_is_revoked(owner, db, tmp_path, caplog):  # noqa: F811
     caplog.set_level(logging.DEBUG)
     server_, alice = owner
@@ -63,9 +75,10 @@ def test_a_bot_token_acts_for_its_bot_until_it_is_revoked(owner, db, tmp_path, c
             assert code(response) == "not_found"
         accepted = program.post(f"/api/challenges/{made['id']}/accept", headers=bearer(token))
         game_id = accepted.json()["game"]
-        for key, count in ((token, 1), (other, 0), ("blb_wrong", 0)):
+        for key, count in ((token, 1), (other, 0)):
             with program.websocket_connect(f"/ws/{game_id}", headers=bearer(key)) as socket:
                 assert len(receive(socket, "sync")["seats"]) == count
+        refused_on_the_socket(program, game_id, "blb_wrong")
         # a new token, then every token revoked
         fresh = alice.post("/api/account/bots/alicebot/token", headers=CSRF).json()["token"]
         assert program.get("/api/account", headers=bearer(fresh)).json()["username"] == \
@@ -76,8 +89,8 @@ def test_a_bot_token_acts_for_its_bot_until_it_is_revoked(owner, db, tmp_path, c
             response = program.get("/api/account", headers=bearer(key))
             assert response.status_code == 401 and code(response) == "bad_token"
             assert code(program.get("/api/challenges", headers=bearer(key))) == "bad_token"
-        with program.websocket_connect(f"/ws/{game_id}", headers=bearer(token)) as socket:
-            assert receive(socket, "sync")["seats"] == []
+        for key in (token, fresh, ""):
+            refused_on_the_socket(program, game_id, key)
     # owners only; a bot owns no bots
     bob = person(server_, "bob")
     assert code(bob.post("/api/account/bots/alicebot/token", headers=CSRF)) == "not_found"

@@ -116,3 +116,20 @@ def test_a_house_bot_accepts_at_once_and_its_rated_game_moves_both_ratings(three
     assert [point["rating"] for point in history["carteso-5"]] == [bot["rating"]]
     board = alice.get("/api/leaderboard/carteso-5").json()["players"]
     assert [(p["username"], p["bot"]) for p in board] == [("ai-3", True), ("alice", False)]
+
+
+def test_the_public_seats_name_the_accounts_that_hold_them(three):
+    """GET /api/games/{id} names each seat's account (a bot marked), to anyone; a seat no
+    account holds has no ``account``."""
+    server, alice, bob, _ = three
+    made = challenge(alice, "ai-2", seat=0)
+    seats = guest(alice).get(f"/api/games/{made['game']}").json()["seats"]
+    assert [s.get("account") for s in seats] == \
+        [{"username": "alice", "bot": False}, {"username": "ai-2", "bot": True}]
+    accepted = bob.post(f"/api/challenges/{challenge(alice, 'bob', seat=1)['id']}/accept",
+                        headers=CSRF).json()
+    seats = bob.get(f"/api/games/{accepted['game']}").json()["seats"]
+    assert [s["account"]["username"] for s in seats] == ["bob", "alice"]
+    anonymous = server.post("/api/games", json={"spec": SPEC, "seats": ["human", "open"]})
+    listed = server.get(f"/api/games/{anonymous.json()['id']}").json()["seats"]
+    assert all("account" not in seat for seat in listed)

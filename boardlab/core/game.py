@@ -178,6 +178,9 @@ class Game:
     #: the options that name the game's rating pool beside its name (``carteso-9``: size);
     #: a rated game keeps every other option at its default
     rating_options: tuple[str, ...] = ()
+    #: the options a rated game may set without leaving its pool (Cartagena's player count:
+    #: one pool for 2 to 5 players, as Board Game Arena rates it)
+    rating_free_options: tuple[str, ...] = ()
     #: ``view(seat)`` differs from ``view(None)`` only in the envelope's ``seat`` and, for a
     #: seat that acts, its ``legal`` moves: :meth:`State.views` then builds the rest once
     #: for all seats (a server's update to every player); the conformance suite checks it

@@ -143,6 +143,7 @@ def _letters(text: str, alphabet: str, option: str) -> list[int]:
 class Cartagena(Game):
     name = "cartagena"
     rating_options = ('profile',)
+    rating_free_options = ('players',)
     title = "Cartagena"
     description = "race your pirates to the boat: play cards to jump ahead, step back to draw"
     perfect_information = False

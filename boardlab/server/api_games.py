@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse, Response
 from ..core.game import Game
 from ..core.record import iso_time
 from ..core.registry import make
+from .accounts.holders import holders_of
 from .accounts.seats import claim_new_game, joining_account
 from .clients import Window
 from .hub import MAX_SEED
@@ -108,7 +109,8 @@ async def show_game(request: Request) -> JSONResponse:
                              "status": ABORTED if room.driver.aborted else OVER
                              if view["terminal"] else ACTIVE,
                              "clock": room.clock, "rematch": room.rematch,
-                             "seats": public_seats(game, room.seats), "view": view,
+                             "seats": public_seats(game, room.seats,
+                                                   await holders_of(room)), "view": view,
                              "facts": game.facts()})
     finally:
         hub.release(room)

@@ -68,6 +68,7 @@ class Room:
         self.lock = asyncio.Lock()
         self._announcing: asyncio.Task | None = None    # the last notice to other processes
         self.clients: set[Client] = set()
+        self.holders: dict[int, dict] = {}  # account id: {"username", "bot"} (holders.py)
         self.turns, self.offers, self.chat = TurnClock(self), Offers(), Chat(self, *chat)
         self.drawer, self.takebacker = Drawer(self), Takebacker(self)
         self.rematcher, self.seating = Rematcher(self), Seating(self)

@@ -53,7 +53,8 @@ class Seating:
                 events.append(Send(client, {"type": "left", "seat": seat, "key": key,
                                             "seats": list(client.seats)}))
         events.append(Tell({"type": "seats", "version": room.version,
-                            "seats": public_seats(room.driver.game, room.seats)}))
+                            "seats": public_seats(room.driver.game, room.seats,
+                                                  room.holders)}))
         return events
 
     async def take(self, seat, user: int | None = None) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
 
 from ..agents import EngineAgent, agents, make_agent
 from ..core.errors import BoardlabError
@@ -104,10 +105,15 @@ def _is_engine(name: str) -> bool:
     return any(cls.name == name and issubclass(cls, EngineAgent) for cls in agents())
 
 
-def public_seats(game: Game, seats: list[dict]) -> list[dict]:
-    """What anyone may know about the seats: name, kind and the AI's spec."""
+def public_seats(game: Game, seats: list[dict],
+                 holders: Mapping[int, dict] | None = None) -> list[dict]:
+    """What anyone may know about the seats: name, kind, the AI's spec and, for a seat
+    held by an account named in ``holders`` (id: ``{"username", "bot"}``), ``account``."""
+    holders = holders or {}
     return [{"seat": number, "name": game.seat_names[number], "kind": seat["kind"],
-             **({"agent": seat["agent"]} if seat["kind"] == AI else {})}
+             **({"agent": seat["agent"]} if seat["kind"] == AI else {}),
+             **({"account": dict(holders[seat["user"]])} if seat.get("user") in holders
+                else {})}
             for number, seat in enumerate(seats)]
 
 

@@ -11,7 +11,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from .accounts.seats import account_seats
 from .clients import Client
 from .messages import ProtocolError, parse
-from .rest import find_room, hub_of
+from .rest import ApiError, find_room, hub_of
 from .room import Room
 
 CLOSE_REFUSED, CLOSE_TOO_SLOW, CLOSE_FLOODING = 4403, 4408, 4429
@@ -20,18 +20,27 @@ log = logging.getLogger("boardlab.server")
 
 
 async def game_socket(websocket: WebSocket) -> None:
-    """/ws/{id}?token=T: a seat's connection (no token: a spectator's)."""
+    """/ws/{id}?token=T: a seat's connection (no token: a spectator's, or an account's:
+    signed in, or a bot's ``Authorization: Bearer`` token, refused when wrong or revoked)."""
     hub = hub_of(websocket)
     await websocket.accept()
     room = await find_room(hub, websocket.path_params["game_id"])
+    if room is None:
+        await _refuse(websocket, ProtocolError("not_found", "no such game"))
+        return
     token = websocket.query_params.get("token")
-    seats = room.seats_of(token) if room is not None else ()
-    if room is not None and not token:          # a signed-in person's seats
-        seats = await account_seats(websocket, room)
-    if room is None or (token and not seats):
-        await _refuse(websocket, room is None)
-        if room is not None:
-            hub.release(room)
+    seats = room.seats_of(token)
+    refusal: ProtocolError | None = None
+    if token and not seats:
+        refusal = ProtocolError("forbidden", "this token holds no seat here")
+    elif not token:                             # a signed-in person's or a bot's seats
+        try:
+            seats = await account_seats(websocket, room)
+        except ApiError as error:
+            refusal = ProtocolError(error.code, error.message)
+    if refusal is not None:
+        await _refuse(websocket, refusal)
+        hub.release(room)
         return
     client = hub.client(seats)
     writer = hub.spawn(_write(websocket, client))
@@ -43,10 +52,9 @@ async def game_socket(websocket: WebSocket) -> None:
         writer.cancel()
 
 
-async def _refuse(websocket: WebSocket, unknown: bool) -> None:
-    """Refuse a connection to an unknown game, or with a token that holds no seat."""
-    error = ProtocolError("not_found", "no such game") if unknown else \
-        ProtocolError("forbidden", "this token holds no seat here")
+async def _refuse(websocket: WebSocket, error: ProtocolError) -> None:
+    """Refuse a connection (an unknown game, a seat token that holds no seat, a wrong or
+    revoked bot token): the error, then close 4403."""
     await websocket.send_text(json.dumps(error.to_json()))
     await websocket.close(CLOSE_REFUSED)
 

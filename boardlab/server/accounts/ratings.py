@@ -1,9 +1,11 @@
-"""Rated games: their pool, and the Glicko-2 update when one ends.
+"""Rated games: their pool, and the rating update when one ends.
 
 A pool is a game family and the options its game declares as naming pools
 (``Game.rating_options``: ``carteso-9``, ``ctor-8-1v1``); a rated game keeps every other
-option at its default, has two sides of one seat each (more sides: OpenSkill, not yet),
-and is rated when it ends with every seat held by a different account.
+option at its default, and is rated when it ends with every seat held by a different
+account: by Glicko-2 when it has two sides of one seat each, else (Cartagena's 3-5
+players, CTOR's teams) by OpenSkill's Weng-Lin model on Glicko-2's scale
+(arena/weng_lin.py says why), both in the one ratings table.
 
 The update is one transaction that cannot lose a concurrent one: the game is marked rated
 first (its primary key: a game is rated once), both rating rows are made if missing, then
@@ -22,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 
 from ...arena.glicko2 import LICHESS, Rating, provisional, rate_game
+from ...arena.weng_lin import rate_sides, scores_of
 from ...core.game import Game
 from ..store import games
 from .schema import history, rated_games, ratings
@@ -38,14 +41,13 @@ class NotRatable(ValueError):
 def pool_of(game: Game) -> str:
     """The rating pool of a configured game, or NotRatable."""
     changed = [option.name for option in type(game).declared_options
-               if option.name not in game.rating_options and not option.analysis
+               if option.name not in game.rating_options + game.rating_free_options
+               and not option.analysis
                and game.options[option.name] != type(game)().options[option.name]]
     if changed:
         raise NotRatable(f"a rated game keeps its options at their defaults but "
                          f"{', '.join(game.rating_options) or 'none'}: "
                          f"{', '.join(changed)} differ")
-    if len(game.teams) != 2 or game.num_seats != 2:
-        raise NotRatable("only games of two sides of one seat each are rated for now")
     return "-".join([game.name, *(str(game.options[name]).lower()
                                   for name in game.rating_options)])
 
@@ -63,12 +65,33 @@ def public(row) -> dict:
             "provisional": provisional(Rating(row.rating, row.deviation, row.volatility))}
 
 
-def rate(engine: Engine, game_id: str, outcome: list[float]) -> bool:
-    """Rate a finished game (``outcome``: each seat's returns) when it is a rated game held
-    by two accounts; False when it is not rated (or was rated already)."""
+def updated(before: list[Rating], outcome: list[float],
+            sides: list[list[int]]) -> tuple[list[Rating], list[float]]:
+    """Every seat's rating after the game and its score (1 won, 0 lost; of more sides its
+    share of the sides it beat): Glicko-2 for two sides of one seat, else Weng-Lin."""
+    if len(sides) == 2 and all(len(side) == 1 for side in sides):
+        first, second = sides[0][0], sides[1][0]
+        score = scores([outcome[first], outcome[second]])
+        new = rate_game(before[first], before[second], score[0], LICHESS)
+        after = {first: (new[0], score[0]), second: (new[1], score[1])}
+    else:
+        returns = [sum(outcome[seat] for seat in side) / len(side) for side in sides]
+        rated = rate_sides([[before[seat] for seat in side] for side in sides], returns)
+        after = {seat: (rating, points) for side, ratings_, points in
+                 zip(sides, rated, scores_of(returns)) for seat, rating in zip(side, ratings_)}
+    return [after[seat][0] for seat in range(len(before))], \
+        [after[seat][1] for seat in range(len(before))]
+
+
+def rate(engine: Engine, game_id: str, outcome: list[float],
+         sides: list[list[int]] | None = None) -> bool:
+    """Rate a finished game (``outcome``: each seat's returns; ``sides``: the seats of each
+    side, by default one a seat) when it is a rated game each of whose seats a different
+    account holds; False when it is not rated (or was rated already)."""
+    sides = sides or [[seat] for seat in range(len(outcome))]
     for attempt in range(ATTEMPTS):
         try:
-            return _rate(engine, game_id, outcome)
+            return _rate(engine, game_id, outcome, sides)
         except OperationalError as error:       # a deadlock, a busy or locked database
             if attempt == ATTEMPTS - 1:
                 raise
@@ -77,14 +100,14 @@ def rate(engine: Engine, game_id: str, outcome: list[float]) -> bool:
     return False
 
 
-def _rate(engine: Engine, game_id: str, outcome: list[float]) -> bool:
+def _rate(engine: Engine, game_id: str, outcome: list[float], sides: list[list[int]]) -> bool:
     with engine.begin() as db:
         row = db.execute(select(games.c.pool, games.c.seats)
                          .where(games.c.id == game_id)).first()
         if row is None or row.pool is None:
             return False
         accounts = [seat.get("user") for seat in row.seats]
-        if None in accounts or len(set(accounts)) != len(accounts) or len(accounts) != 2:
+        if None in accounts or len(set(accounts)) != len(accounts) or len(accounts) < 2:
             return False
         when = now()
         dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
@@ -104,8 +127,7 @@ def _rate(engine: Engine, game_id: str, outcome: list[float]) -> bool:
             .order_by(ratings.c.user_id).with_for_update())}
         before = [Rating(found[u].rating, found[u].deviation, found[u].volatility)
                   for u in accounts]
-        score = scores(outcome)
-        after = rate_game(before[0], before[1], score[0], LICHESS)
+        after, score = updated(before, outcome, sides)
         for user, old, new, points in zip(accounts, before, after, score):
             db.execute(update(ratings).where(ratings.c.user_id == user,
                                              ratings.c.pool == row.pool)

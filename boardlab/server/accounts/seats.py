@@ -75,12 +75,10 @@ async def joining_account(request: Request, room: Room) -> int | None:
 
 async def account_seats(websocket: WebSocket, room: Room) -> tuple[int, ...]:
     """The seats of ``room`` the WebSocket's signed-in account holds (none for a socket
-    opened from another site), or the bot's of its ``Authorization: Bearer`` token (none
-    for a wrong or revoked one)."""
-    try:
-        user = await bearer_user(websocket)
-    except ApiError:
-        return ()
+    opened from another site), or the bot's of its ``Authorization: Bearer`` token.
+    ApiError ``bad_token`` for a wrong or revoked token (the socket is refused, as for a
+    seat token that holds no seat: it does not watch as a spectator instead)."""
+    user = await bearer_user(websocket)
     if user is None:
         if not websocket.cookies or not same_origin(websocket.scope, websocket.headers):
             return ()
@@ -100,6 +98,7 @@ async def rate_when_over(room: Room) -> None:
         return
     try:
         await asyncio.to_thread(rate, room.hub.store.engine, room.id,
-                                list(room.driver.state.returns()))
+                                list(room.driver.state.returns()),
+                                [list(side) for side in room.driver.game.teams])
     except Exception:
         log.exception("game %s: the rating update failed", room.id)

@@ -4,6 +4,7 @@
 // result in the server's words; the server leaves abandoned games out).
 
 import { copyText, createGame, el, getCatalog, getFacts, listGames } from "./api.js";
+import { ratedRequested, startAccountsLobby } from "./lobby-accounts.js";
 import { startMyGames } from "./my-games.js";
 
 const $ = (id) => document.getElementById(id);
@@ -197,6 +198,7 @@ async function create() {
   }
   const request = { spec: state.factsSpec, seats, clock: clockRequest() };
   if (hotseat) request.hotseat = true;
+  if (ratedRequested()) request.rated = true;
   $("create").disabled = true;
   try {
     const created = await createGame(request);
@@ -297,6 +299,7 @@ async function start() {
   $("clock-kind").addEventListener("change", () => { $("clock-fields").hidden = $("clock-kind").value === "none"; });
   $("create").addEventListener("click", create);
   startMyGames();
+  startAccountsLobby(() => ({ spec: state.factsSpec, valid: Boolean(state.facts), clock: clockRequest() }), state.catalog);
   await Promise.all([pickGame(state.catalog.games[0].name), refreshGames()]);
   performance.mark("boardlab:lobby-ready");     // the form and the games list are drawn
   setInterval(refreshGames, 4000);

@@ -88,6 +88,15 @@ export function renderLines(model, view) {
   box.hidden = lines.length === 0;
 }
 
+/** The account holding a seat (the server's public seats): its name, a link to its
+ *  profile (as text), and BOT for a bot account; null for a seat no account holds. */
+function accountMark(account) {
+  if (!account) return null;
+  return el("span", { class: "player-account", "data-account": account.username },
+    el("a", { href: "/user/" + encodeURIComponent(account.username) }, account.username),
+    account.bot ? el("span", { class: "bot-badge" }, "BOT") : null);
+}
+
 /** The players panel: each seat's name, team, kind (or "you"), clock and, for a spectator,
  *  a button to take an open seat; then the scores. */
 export function renderPlayers(model, actions) {
@@ -105,6 +114,7 @@ export function renderPlayers(model, actions) {
       held.includes(index) ? "mine" : ""].join(" "), "data-seat": index },
     el("span", { class: "turn-dot", "aria-hidden": "true" }),
     el("span", { class: "player-name" }, name),
+    accountMark(info.account),
     team ? el("span", { class: "team" }, team.name) : null,
     el("span", { class: "player-kind" }, held.includes(index) ? "you" : who),
     info.kind === "open" && !held.length && !view.terminal

@@ -1,0 +1,64 @@
+"""The lobby of a signed-in person: the "rated" box, a challenge to the house bot ai-1
+that lands in the game (whose players panel names both accounts, the bot marked BOT), and a
+seek of one person accepted by another (docs/accounts.md)."""
+
+
+def sign_up(client, name: str) -> None:
+    page = client.page
+    page.locator("#username").fill(name)
+    page.locator("#password").fill(f"{name}-password")
+    page.locator("#sign-up").click()
+    page.wait_for_url("**/")
+    page.locator("#account-name", has_text=name).wait_for()
+    page.locator("#accounts-lobby[data-ready=true]").wait_for()
+
+
+def held_seats(client) -> list:
+    """The seats the game socket says this page holds (its first message with them)."""
+    client.page.wait_for_function("() => window.boardlab && window.boardlab.view")
+    return next(message["seats"] for message in client.messages() if message.get("seats"))
+
+
+def test_the_rated_box_and_a_challenge_to_a_house_bot(server, open_page):
+    lina = open_page(server.url + "/signin", "lina", game_page=False)
+    sign_up(lina, "lina")
+    page = lina.page
+    page.locator("#rated").check()                      # a rated game: mine, the others open
+    page.wait_for_function("() => document.querySelector('#seats select[data-seat=\"1\"]')"
+                           ".value === 'open'")
+    assert page.locator('#seats select[data-seat="0"]').input_value() == "me"
+    page.locator("#rated").uncheck()
+    page.locator("#challenge-to").fill("ai-1")
+    page.locator("#challenge-send").click()
+    page.wait_for_url("**/game/**")                     # the house bot accepts at once
+    game_id = page.url.rsplit("/", 1)[1]
+    assert held_seats(lina)
+    bot = page.locator('#players .player-account[data-account="ai-1"]')   # the panel names
+    assert bot.locator(".bot-badge").inner_text() == "BOT"                 # both accounts
+    assert page.locator('#players .player-account[data-account="lina"] .bot-badge').count() == 0
+    page.goto(server.url + "/")
+    page.locator("#accounts-lobby[data-ready=true]").wait_for()
+    assert page.locator(f'#playing li[data-game="{game_id}"]').count() == 1
+    assert lina.errors == []
+
+
+def test_a_seek_accepted_by_another_person(server, open_page):
+    omar = open_page(server.url + "/signin", "omar", game_page=False)
+    nina = open_page(server.url + "/signin", "nina", game_page=False)
+    sign_up(omar, "omar")
+    sign_up(nina, "nina")
+    omar.page.locator("#seek-create").click()
+    mine = omar.page.locator("#seeks li[data-mine=true]")
+    mine.wait_for()
+    seek_id = mine.get_attribute("data-seek")
+    theirs = nina.page.locator(f'#seeks li[data-seek="{seek_id}"]')
+    theirs.locator("button.accept").click()             # found on the lobby's refresh
+    nina.page.wait_for_url("**/game/**")
+    game_id = nina.page.url.rsplit("/", 1)[1]
+    assert held_seats(nina)
+    listed = omar.page.locator(f'#playing li[data-game="{game_id}"] a.game-link')
+    listed.click()                                      # on the seeker's lobby's refresh
+    omar.page.wait_for_url(f"**/game/{game_id}")
+    assert held_seats(omar)
+    assert sorted(held_seats(omar) + held_seats(nina)) == [0, 1]
+    assert omar.errors == [] and nina.errors == []
