@@ -204,6 +204,8 @@ class Cartagena(Game):
         self.cfg[[K.C_SEGMENTS, K.C_FIRST, K.C_DEADLOCK]] = (
             o["track_layout"] == "segments", o["first_player"], o["end_on_deadlock"])
         self.layout = K.layout(self.cfg)
+        #: every seat's tokens per position, seat after seat, in a state's buffer
+        self.mine_span = slice(self.layout["mine"], self.layout["hand"])
         self.knowledge_size = int(seen.size(self.cfg))   # one seat's (cartagena_seen)
         self._num_actions = int(K.num_actions(self.cfg))
         self.hidden_hands = o["visibility"] != "tortuga"   # hands only their holders see
@@ -541,20 +543,18 @@ class CartagenaState(KernelState):
 
     def _apply(self, action: int) -> None:
         game = self.game
-        seat = int(self.buf[K.M_TO_MOVE])
-        before = self.mine(seat).copy()
+        before = self.buf[game.mine_span].copy()     # every seat's tokens (see "last")
         if self.knowledge is None:
             K.apply_logged(self.buf, game.cfg, action, self._log)
         else:                                    # and what each seat saw of it
             check(seen.act(self.buf, game.cfg, action, self._log, self._know,
                            self._seen_work))
-        self._applied(seat, before)
+        self._applied(before)
 
     def _apply_if_legal(self, action: int) -> bool:
         """:meth:`_apply` of a legal ``action`` with its check, in one kernel call."""
         game = self.game
-        seat = int(self.buf[K.M_TO_MOVE])
-        before = self.mine(seat).copy()
+        before = self.buf[game.mine_span].copy()     # every seat's tokens (see "last")
         if self.knowledge is None:
             if not K.apply_if_legal(self.buf, game.cfg, action, self._log, self._out):
                 return False
@@ -564,20 +564,20 @@ class CartagenaState(KernelState):
             if code < 0:
                 return False
             check(code)
-        self._applied(seat, before)
+        self._applied(before)
         return True
 
-    def _applied(self, seat: int, before: np.ndarray) -> None:
-        """After an action of ``seat`` (its tokens ``before`` it): a sample played on is
-        no longer its viewer's; the history length after a draw (see undo_floor); the
-        token it moved."""
+    def _applied(self, before: np.ndarray) -> None:
+        """After an action (every seat's tokens ``before`` it): a sample played on is no
+        longer its viewer's; the history length after a draw (see undo_floor); the token
+        it moved."""
         if self.knowledge is None and self.sampled_for is not None:
             self.sampled_for = self._deal_arrays = None
         if self._log[0]:                         # a card was drawn
             self.drew_at = len(self.history) + 1
         # the last move's token: its seat's tokens before it, compared when a view asks
         # (the track block's "last"), not on every move of a search
-        self._moved_from = (len(self.history), seat, before)
+        self._moved_from = (len(self.history), before)
 
     # A searcher's walk (MCTS._iterate_listed): the legal actions in an array, and a move
     # that gives the next ones in the same kernel call (the rules of apply and legal)
@@ -779,8 +779,11 @@ class CartagenaState(KernelState):
         raw = self.__dict__.get("_moved_from")
         if raw is None or raw[0] != last:
             return None
-        change = self.mine(raw[1]) - raw[2]
-        return (int(np.argmin(change)), int(np.argmax(change))) if change.any() else None
+        change = self.buf[self.game.mine_span] - raw[1]     # one token of one seat moved
+        if not change.any():
+            return None
+        width = self.game.L + 2
+        return int(np.argmin(change)) % width, int(np.argmax(change)) % width
 
     def _knowledge_data(self, seat: int | None) -> dict | None:
         """What ``seat`` knows of the cards it cannot see (see ``cartagena_knowledge``)."""
