@@ -167,7 +167,10 @@ async def playing(request: Request) -> JSONResponse:
     listed = []
     for game_id, (row, seats) in found.items():
         room = await hub.get(game_id)
-        if room is None or room.over:
+        if room is None:
+            continue
+        if room.over:                   # loaded for this answer only: let it go again
+            hub.release(room)
             continue
         acting = room.acting()
         listed.append({**described(row, seats, held.get(game_id, {})),
