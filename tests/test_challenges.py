@@ -109,12 +109,12 @@ def test_a_house_bot_accepts_at_once_and_its_rated_game_moves_both_ratings(three
         assert receive(socket, "sync")["seats"] == [0]
         socket.send_json({"type": "resign", "seat": 0, "key": "gg"})
         receive(socket, "ack")
-    bot = alice.get("/api/users/ai-3").json()["ratings"]["carteso-5"]
-    person_ = alice.get("/api/users/alice").json()["ratings"]["carteso-5"]
+    bot = alice.get("/api/users/ai-3").json()["ratings"]["carteso-5-correspondence"]
+    person_ = alice.get("/api/users/alice").json()["ratings"]["carteso-5-correspondence"]
     assert bot["rating"] > 1500 > person_["rating"] and bot["games"] == 1
     history = alice.get("/api/users/ai-3").json()["history"]
-    assert [point["rating"] for point in history["carteso-5"]] == [bot["rating"]]
-    board = alice.get("/api/leaderboard/carteso-5").json()["players"]
+    assert [point["rating"] for point in history["carteso-5-correspondence"]] == [bot["rating"]]
+    board = alice.get("/api/leaderboard/carteso-5-correspondence").json()["players"]
     assert [(p["username"], p["bot"]) for p in board] == [("ai-3", True), ("alice", False)]
 
 
@@ -133,3 +133,20 @@ def test_the_public_seats_name_the_accounts_that_hold_them(three):
     anonymous = server.post("/api/games", json={"spec": SPEC, "seats": ["human", "open"]})
     listed = server.get(f"/api/games/{anonymous.json()['id']}").json()["seats"]
     assert all("account" not in seat for seat in listed)
+
+
+def test_the_pool_is_the_family_and_the_speed_of_the_clock(three):
+    """A rated game's pool names its game family and its clock's speed (lichess's estimate;
+    a correspondence clock, days per move, and no clock are correspondence)."""
+    _, alice, bob, _ = three
+    assert challenge(alice, "bob")["pool"] is None                  # casual: no pool
+    for clock, pool in ((None, "carteso-5-correspondence"),
+                        ({"base": 60, "increment": 0}, "carteso-5-bullet"),
+                        ({"base": 300, "increment": 3}, "carteso-5-blitz"),
+                        ({"days": 3}, "carteso-5-correspondence")):
+        made = challenge(alice, "bob", rated=True, clock=clock)
+        assert (made["pool"], made["speed"]) == (pool, pool.rsplit("-", 1)[1])
+        accepted = bob.post(f"/api/challenges/{made['id']}/accept", headers=CSRF).json()
+        playing = {game["id"]: game for game in bob.get("/api/account/playing").json()["games"]}
+        assert playing[accepted["game"]]["pool"] == pool
+        assert playing[accepted["game"]]["clock"] == clock

@@ -23,7 +23,7 @@ def seek(client, status=201, **data):
 def test_a_seek_accepted_starts_a_game_of_the_two_accounts(two):
     server, alice, bob = two
     made = seek(alice, rated=True, clock={"base": 180, "increment": 2})
-    assert made["user"] == {"username": "alice", "bot": False} and made["pool"] == "carteso-5"
+    assert made["user"] == {"username": "alice", "bot": False} and made["pool"] == "carteso-5-blitz"
     assert made["speed"] == "blitz" and made["status"] == "open"
     with guest(server) as anonymous:
         assert [s["id"] for s in anonymous.get("/api/seeks").json()["seeks"]] == [made["id"]]

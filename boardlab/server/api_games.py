@@ -18,6 +18,7 @@ from ..core.registry import make
 from .accounts.holders import holders_of
 from .accounts.seats import claim_new_game, joining_account
 from .clients import Window
+from . import clocks
 from .hub import MAX_SEED
 from .messages import ProtocolError
 from .rest import (ApiError, api_url, body, configured_game, hub_of, page_url, room_of,
@@ -25,7 +26,6 @@ from .rest import (ApiError, api_url, body, configured_game, hub_of, page_url, r
 from .seats import SeatError, parse_seats, players, public_seats
 from .store import ABORTED, ACTIVE, OVER
 
-MAX_CLOCK = 30 * 86400       # seconds: a Fischer clock's base, and its increment
 MAX_ANALYSIS = 5.0           # seconds an analysis may think
 ADDRESSES_KEPT = 10_000      # client addresses whose create windows are kept
 
@@ -51,7 +51,7 @@ async def create_game(request: Request) -> JSONResponse:
     except SeatError as error:
         raise ApiError("bad_seats", str(error)) from None
     pool = await claim_new_game(request, game, seats, data.get("rated", False),
-                                data.get("hotseat", False))
+                                data.get("hotseat", False), clock)
     room = await hub_of(request).create(game.spec, seats, seed, clock, pool=pool)
     listed = public_seats(game, seats)
     for seat, token in tokens.items():
@@ -235,22 +235,12 @@ def _seed(seed) -> int | None:
 
 
 def _clock(clock) -> dict | None:
-    """A create request's clock: null (correspondence) or {"base": s, "increment": s}."""
-    if clock is None:
-        return None
-    if not isinstance(clock, dict) or set(clock) != {"base", "increment"} or \
-            not _seconds(clock["base"], 0) or clock["base"] == 0 or \
-            not _seconds(clock["increment"], 0):
-        raise ApiError("bad_clock", f"'clock' is null or {{\"base\": SECONDS, "
-                       f"\"increment\": SECONDS}} (0 < base, 0 <= increment, both at most "
-                       f"{MAX_CLOCK})")
-    return {"base": float(clock["base"]), "increment": float(clock["increment"])}
-
-
-def _seconds(value, low: float) -> bool:
-    """Whether ``value`` is a JSON number of seconds from ``low`` to MAX_CLOCK."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and \
-        low <= value <= MAX_CLOCK
+    """A request's clock (clocks.py): null, {"days": N} or {"base", "increment"}; 400
+    bad_clock saying what is wrong."""
+    try:
+        return clocks.parse(clock)
+    except clocks.ClockError as error:
+        raise ApiError("bad_clock", str(error)) from None
 
 
 def _listed(row) -> dict:

@@ -244,7 +244,7 @@ class Director:
         """Make a pairing's game: an ordinary server game, each account holding its seat
         (white the first), rated in its pool when the tournament is rated."""
         game = self.hub_game(row.spec)
-        pool = pool_of(game) if row.rated else None
+        pool = pool_of(game, row.clock) if row.rated else None
         white, black = pairing["white"], pairing["black"]
         accounts = await asyncio.to_thread(records.accounts, self.engine, [white, black])
         await self.hub.create(game.spec, seats_for(accounts[white], accounts[black], 0),

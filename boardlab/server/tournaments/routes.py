@@ -108,11 +108,11 @@ async def create_tournament(request: Request) -> JSONResponse:
     name = _name(data["name"])
     game = configured_game(data["spec"])
     rated = data.get("rated", False)
-    check_pairable(game, rated)
+    clock = checked_clock(data.get("clock"))
+    check_pairable(game, rated, clock)
     format_ = data["format"]
     if format_ not in FORMATS:
         raise ApiError("bad_request", f"'format' is one of {', '.join(FORMATS)}")
-    clock = checked_clock(data.get("clock"))
     rounds = _rounds(format_, data.get("rounds"))
     no_show, duration = _seconds(data, "no_show"), _seconds(data, "duration")
     if duration is not None and format_ != "ladder":
