@@ -57,7 +57,8 @@ def test_rating_ranges_cancels_and_refusals(two):
                            ({"rated": True, "rating_range": [1600, 1400]}, "bad_request"),
                            ({"rated": True, "rating_range": "wide"}, "bad_request"),
                            ({"spec": "cartagena(players=3)"}, "bad_spec"),
-                           ({"clock": {"base": 0, "increment": 0}}, "bad_clock")):
+                           ({"clock": {"base": 0, "increment": 0}}, "bad_clock"),
+                           ({"clock": {"days": 100}}, "bad_clock")):
         assert code(alice.post("/api/seeks", json={"spec": SPEC, **data},
                                headers=CSRF)) == expected, data
     for _ in range(3):

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 from ..core.game import Game
 from ..core.record import iso_time
 from ..core.registry import make
-from .accounts.holders import holders_of
+from .accounts.holders import holders_of, listed_holders
 from .accounts.seats import claim_new_game, joining_account
 from .clients import Window
 from . import clocks
@@ -90,12 +90,13 @@ async def list_games(request: Request) -> JSONResponse:
     hub = hub_of(request)
     rows = await asyncio.to_thread(hub.store.listing, int(limit),
                                    hub.lifecycle.idle_since())
+    holders = await asyncio.to_thread(listed_holders, hub.store.engine, rows)
     listed = []
     for row in rows:
         result = row.result
         if result is None and row.status == OVER:       # ended before results were kept
             result = await hub.finished_result(row.id)
-        listed.append({**_listed(row), "result": result})
+        listed.append({**_listed(row, holders.get(row.id)), "result": result})
     return JSONResponse({"games": listed})
 
 
@@ -243,8 +244,10 @@ def _clock(clock) -> dict | None:
         raise ApiError("bad_clock", str(error)) from None
 
 
-def _listed(row) -> dict:
+def _listed(row, holders: dict[int, dict] | None = None) -> dict:
+    """A game as the lobby lists it: its seats name the accounts holding them."""
     game = game_of(row.spec)
     return {"id": row.id, "spec": game.public_spec, "status": row.status, "clock": row.clock,
-            "version": row.version, "seats": public_seats(game, row.seats),
+            "rated": row.pool is not None, "pool": row.pool, "version": row.version,
+            "seats": public_seats(game, row.seats, holders),
             "created": row.created.isoformat(), "updated": row.updated.isoformat()}
