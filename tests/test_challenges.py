@@ -142,16 +142,16 @@ def test_the_pool_is_the_family_and_the_speed_of_the_clock(three):
     a correspondence clock, days per move, and no clock are correspondence)."""
     _, alice, bob, _ = three
     assert challenge(alice, "bob")["pool"] is None                  # casual: no pool
-    for clock, pool in ((None, "carteso-5-correspondence"),
+    for given, pool in ((None, "carteso-5-correspondence"),
                         ({"base": 60, "increment": 0}, "carteso-5-bullet"),
                         ({"base": 300, "increment": 3}, "carteso-5-blitz"),
                         ({"days": 3}, "carteso-5-correspondence")):
-        made = challenge(alice, "bob", rated=True, clock=clock)
+        made = challenge(alice, "bob", rated=True, clock=given)
         assert (made["pool"], made["speed"]) == (pool, pool.rsplit("-", 1)[1])
         accepted = bob.post(f"/api/challenges/{made['id']}/accept", headers=CSRF).json()
         playing = {game["id"]: game for game in bob.get("/api/account/playing").json()["games"]}
         assert playing[accepted["game"]]["pool"] == pool
-        assert playing[accepted["game"]]["clock"] == clock
+        assert playing[accepted["game"]]["clock"] == given
 
 
 def test_the_lobby_list_names_the_accounts_of_a_game_never_a_token(three):

@@ -63,6 +63,7 @@ def test_two_people_play_a_rated_game_and_see_their_ratings(server, open_page):
     assert rating_of(alice, server, "bob") == shown["bob"]      # seen from the other side
     games = alice.page.locator("#profile-games li").all_inner_texts()
     assert any("rated (carteso-5-correspondence)" in text and "1500 →" in text for text in games)
-    chart = alice.page.locator("#rating-history svg.rating-chart polyline[data-pool='carteso-5-correspondence']")
+    chart = alice.page.locator("#rating-history svg.rating-chart "
+                               "polyline[data-pool='carteso-5-correspondence']")
     assert chart.count() == 1 and len(chart.get_attribute("points").split()) == 1
     assert alice.errors == [] and bob.errors == []

@@ -88,7 +88,7 @@ def downgrade() -> None:
     for row in list(db.execute(sa.select(ratings))):
         merged[row.user_id, _family(row.pool)].append(row)
     db.execute(sa.delete(ratings))
-    for (user_id, family), rows in merged.items():
+    for (_, family), rows in merged.items():
         best = max(rows, key=lambda row: (row.games, row.updated))
         db.execute(sa.insert(ratings).values({**dict(best._mapping), "pool": family,
                                               "games": sum(row.games for row in rows)}))
