@@ -114,8 +114,13 @@ def test_the_deadline_of_a_turn_survives_a_restart(db):
         assert client.get(f"/api/games/{game['id']}").json()["status"] == "active"
         seat, _ = _acting(client, game)
         clock.time += 12 * 3600 + 1
-        answer = _move(client, game, seat, "late")
-        assert answer["type"] == "error" and answer["code"] in ("out_of_time", "game_over")
+        with socket(client, game, seat) as ws:
+            state = ws.receive_json()
+            if not state["view"]["terminal"]:           # else the flag fell first
+                ws.send_json(action(seat, state["view"]["legal"][0], state["version"], "l"))
+                answer = reply(ws)
+                assert answer["type"] == "error", answer
+                assert answer["code"] in ("out_of_time", "game_over")
         shown = client.get(f"/api/games/{game['id']}").json()
     assert shown["status"] == "over" and shown["view"]["result"]["reason"] == "time"
 
@@ -124,14 +129,17 @@ def test_days_that_ran_out_while_the_server_was_down_lose_on_time_at_once(db):
     with timed_app(db, FakeClock()) as client:
         game = create(client, SPEC, ["human", "human"], clock={"days": 1})
         play_opening(client, game)
+        seat, _ = _acting(client, game)
     later = Wall(datetime.now(UTC) + timedelta(days=2))
     with timed_app(db, FakeClock(), lifecycle=Lifecycle(wall=later)) as client:
-        with socket(client, game) as watcher:
-            first = watcher.receive_json()
-            if not first["view"]["terminal"]:
-                first = until(watcher, lambda m: m["type"] == "update" and
-                              m["view"]["terminal"])
-    assert first["view"]["result"]["reason"] == "time"
+        with socket(client, game, seat) as ws:
+            state = ws.receive_json()
+            if not state["view"]["terminal"]:           # the flag may not have fallen yet
+                ws.send_json(action(seat, state["view"]["legal"][0], state["version"], "l"))
+                answer = reply(ws)
+                assert answer["type"] == "error", answer
+        shown = client.get(f"/api/games/{game['id']}").json()
+    assert shown["status"] == "over" and shown["view"]["result"]["reason"] == "time"
 
 
 def test_a_correspondence_game_without_a_first_move_is_aborted_after_its_days(db):
