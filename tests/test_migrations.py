@@ -177,11 +177,19 @@ def test_pools_of_older_rated_games_are_renamed_with_their_speeds(tmp_path):
     """Revision 0007: every stored pool (a game's, its rated-game and history rows, the
     ratings) gets the speed of its game's clock; an account that played one old pool at
     two speeds keeps its rating in both, counting the games of each; nothing is lost."""
+    check_pools_renamed(f"sqlite:///{tmp_path / 'pools.db'}")
+
+
+def test_pools_are_renamed_on_postgresql_too():
+    with throwaway_postgres() as server:
+        check_pools_renamed(server.url)
+
+
+def check_pools_renamed(url: str) -> None:
     from datetime import UTC, datetime
     from sqlalchemy import insert, select
     from boardlab.server.accounts.schema import history, rated_games, ratings, users
     from boardlab.server.store import games
-    url = f"sqlite:///{tmp_path / 'pools.db'}"
     engine = create_engine(url)
     migrations.upgrade(engine, "0006")
     when = datetime(2025, 1, 1, tzinfo=UTC)
