@@ -51,7 +51,10 @@ RETRY = 5.0                        # seconds before a no-show forfeit that faile
 
 def total_rounds(row, entrants: int) -> int:
     """The rounds of a round robin (its cycles over the field) or a Swiss (as set, else
-    enough to find a winner: ceil(log2 n)); a ladder has none."""
+    enough to find a winner: ceil(log2 n)); a ladder has none. A tournament played by
+    ``boardlab tournament`` has its cycles (each pairing in every seat rotation) as rounds."""
+    if row.arena is not None:
+        return row.rounds or 1
     if row.format == "round-robin":
         return (row.rounds or 1) * (entrants - 1 if entrants % 2 == 0 else entrants)
     if row.format == "swiss":

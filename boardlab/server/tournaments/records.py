@@ -79,10 +79,12 @@ def open_count(engine: Engine, director: int) -> int:
 
 
 def running(engine: Engine) -> list[str]:
-    """The ids of the running tournaments (a restarted server picks them up)."""
+    """The ids of the running tournaments the server plays (a restarted server picks them
+    up; one played by ``boardlab tournament`` is that command's)."""
     with engine.connect() as db:
         return list(db.execute(select(tournaments.c.id)
-                               .where(tournaments.c.status == RUNNING)).scalars())
+                               .where(tournaments.c.status == RUNNING,
+                                      tournaments.c.arena.is_(None))).scalars())
 
 
 def entrants(engine: Engine, tournament_id: str, house) -> list[Entrant]:

@@ -181,10 +181,19 @@ async def list_tournaments(request: Request) -> JSONResponse:
                         headers={"cache-control": "no-store"})
 
 
+def _served(row) -> None:
+    """409 bad_state for a tournament ``boardlab tournament`` plays (engines run where it
+    runs; it starts, stops and resumes there)."""
+    if row.arena is not None:
+        raise ApiError("bad_state", f"this tournament is played by `boardlab tournament` "
+                       f"({row.arena[:100]}): it is started, stopped and resumed there")
+
+
 async def _directed(request: Request):
     """The signed-in director and the tournament of the path (403 for anyone else)."""
     me = await signed_in(request)
     row = await _tournament(request)
+    _served(row)
     if row.director != me.id:
         raise ApiError("forbidden", "only the tournament's director may do this")
     return row
@@ -236,6 +245,7 @@ async def join_tournament(request: Request) -> JSONResponse:
     a ladder any time it is not over)."""
     me = await signed_in(request)
     row = await _tournament(request)
+    _served(row)
     if not (row.status == CREATED or row.format == "ladder" and row.status != OVER):
         raise ApiError("bad_state", f"this tournament is {row.status}: it takes no new "
                        f"players")
@@ -251,6 +261,7 @@ async def leave_tournament(request: Request) -> JSONResponse:
     played go on; a round robin's games still to come are forfeited)."""
     me = await signed_in(request)
     row = await _tournament(request)
+    _served(row)
     if row.status == OVER:
         raise ApiError("bad_state", "this tournament is over")
     if not await asyncio.to_thread(records.withdraw, _engine(request), row.id, me.id,
