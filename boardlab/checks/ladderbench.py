@@ -71,6 +71,9 @@ class Ladder(Load):
         self.ended: set[str] = set()
         self.most_at_once = 0
         self.tasks: set[asyncio.Task] = set()
+        self.streams = 0                                   # event streams open
+        self.open = asyncio.Event()                        # ... all of them
+        self.bots = 0
 
     async def bot(self, token: str, rng: random.Random) -> None:
         """One bot account: its event stream, a game socket per game it is paired in."""
@@ -83,7 +86,11 @@ class Ladder(Load):
                 async with client.stream("GET", self.url + "api/stream/event") as response:
                     if response.status_code != 200:
                         self.error("stream", f"event stream: {response.status_code}")
+                        self.open.set()
                         return
+                    self.streams += 1
+                    if self.streams == self.bots:
+                        self.open.set()
                     async for line in response.aiter_lines():
                         event = json.loads(line) if line.strip() else {}
                         game = event.get("game") if event.get("type") == "gameStart" \
@@ -139,9 +146,10 @@ async def _ladder(url: str, spec: str, players: list[str], tokens: list[str], pa
         tournament = made.json()["id"]
         rng = random.Random(seed)
         state = Ladder(url, spec, seed, math.inf, think)
+        state.bots = len(tokens)
         streams = [asyncio.create_task(state.bot(token, random.Random(rng.random())))
                    for token in tokens]
-        await asyncio.sleep(1.0)                  # the streams are open
+        await asyncio.wait_for(state.open.wait(), WAIT)
         cpu_before = cpu_seconds(pid) if pid else None
         started = time.monotonic()
         state.until = started + seconds

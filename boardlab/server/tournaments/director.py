@@ -10,10 +10,11 @@ one pairing code (arena/pairing.py), standings from its one standings code
 The director hears every game's end (a hub end listener, after the rating update), records
 the result of a tournament's game, and advances its tournament in a background task: a
 round robin or a Swiss pairs its next round once every game of the round is over, a ladder
-pairs whoever is idle (or, with ``games_at_once`` K, whoever is in fewer than K games). Advancing holds a lock per tournament in this process, and a round
-is claimed with its pairings in one transaction (records.pair_round), so it is paired
-once. A no-show watcher
-per game forfeits a seat that has neither moved nor been connected within the director's
+pairs whoever is idle (or, with ``games_at_once`` K, whoever is in fewer than K games).
+Advancing holds a lock per tournament in this process, and a round is claimed with its
+pairings in one transaction (records.pair_round), so it is paired once. A tournament that
+``boardlab tournament`` plays (``arena`` set: arena_link.py) is left to it. A no-show
+watcher per game forfeits a seat that has neither moved nor been connected within the director's
 wait from the start of its first turn (a resignation in the game's log; the pairing says
 ``no-show``); a ladder's no-show is withdrawn until it joins again.
 """
