@@ -399,6 +399,37 @@ def test_a_ladder_with_games_at_once_pairs_each_player_that_many_times(server):
     post(alice, made["id"], "end")
 
 
+def test_a_round_is_not_paired_once_the_tournament_stopped(tmp_path):
+    """The director reads a running tournament, then its ladder ends (or the director
+    pauses it) before the pairing is stored: the pairing is refused, nothing is stored."""
+    from sqlalchemy import create_engine
+    from boardlab.server import migrations
+    from boardlab.server.accounts.users import Users
+    from boardlab.server.tournaments import records
+    engine = create_engine(f"sqlite:///{tmp_path / 'x.db'}")
+    migrations.upgrade(engine)
+    users = Users(engine)
+    alice, bob = users.create("alice", None), users.create("bob", None)
+    made = records.add(engine, {"name": "l", "spec": SPEC, "format": "ladder",
+                                "director": alice, "clock": None, "rated": False,
+                                "rounds": None, "no_show": None, "duration": None},
+                       [alice, bob])
+    pairing = {"white": alice, "black": bob, "game_id": "g1", "score": None,
+               "forfeit": None}
+    for stopped in (records.PAUSED, records.OVER):
+        assert records.move(engine, made, (records.CREATED, records.RUNNING), stopped)
+        assert not records.pair_round(engine, made, 0, [pairing])
+        assert records.pairings_of(engine, made) == []
+        assert records.move(engine, made, (stopped,), records.RUNNING)
+    assert records.pair_round(engine, made, 0, [pairing])         # running: paired
+    assert len(records.pairings_of(engine, made)) == 1
+    assert records.move(engine, made, (records.RUNNING,), records.OVER)
+    assert not records.pair_round(engine, made, 1, [{**pairing, "game_id": "g2"}])
+    assert records.find(engine, made).round == 1
+    assert len(records.pairings_of(engine, made)) == 1
+    engine.dispose()
+
+
 # Security and refusals ---------------------------------------------------------------------
 def test_only_the_director_starts_pauses_and_ends(server):
     alice, bob = person(server, "alice"), person(server, "bob")

@@ -151,12 +151,14 @@ def move(engine: Engine, tournament_id: str, before: tuple[str, ...], after: str
 def pair_round(engine: Engine, tournament_id: str, current: int, rows: list[dict]) -> bool:
     """Claim the next round (``round`` moves from ``current`` to ``current + 1`` once) and
     store its pairings (``rows``: white, black, game_id, score, forfeit) in one
-    transaction; False when another caller claimed it first."""
+    transaction, while the tournament is running; False when another caller claimed it
+    first, or it was paused or ended meanwhile (a ladder's end)."""
     when = now()
     with engine.begin() as db:
         done = db.execute(update(tournaments)
                           .where(tournaments.c.id == tournament_id,
-                                 tournaments.c.round == current)
+                                 tournaments.c.round == current,
+                                 tournaments.c.status == RUNNING)
                           .values(round=current + 1))
         if done.rowcount != 1:
             return False
