@@ -11,7 +11,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, func, select
 
-from boardlab.arena.storage import Store
+from boardlab.arena.storage import Store, database_url
 from boardlab.arena.tournament import Tournament, tournament_config
 from boardlab.checks.soak import ServerProcess
 from boardlab.cli import main
@@ -22,6 +22,7 @@ from boardlab.server.store import actions
 from boardlab.server.tournaments.arena_link import entrant_name, server_log, server_mirror
 from boardlab.server.tournaments.schema import pairings
 
+from postgres_server import throwaway_postgres
 from test_accounts import CSRF, person
 
 SPEC = "carteso(size=4)"
@@ -97,31 +98,51 @@ def test_a_tournament_run_on_a_server_database_shows_on_a_real_server(tmp_path, 
         server.close()
 
 
-def test_a_running_server_shows_each_game_as_it_is_stored(tmp_path):
-    """The server reads the tables while the command adds games (its page polls the same
-    answer): after each stored game it shows exactly the games so far and their
-    standings, running, then over."""
-    from starlette.testclient import TestClient
-    db = server_db(tmp_path)
-    store = Store(db)
-    config = tournament_config(SPEC, {"a": "random", "b": "greedy", "c": "random"},
-                               rounds=1, seed=3)
-    tournament = Tournament(store, "live", config, server_mirror(store))
-    seen: list[tuple[str, int, float]] = []
-    with TestClient(create_app(f"sqlite:///{db}")) as client:
+@pytest.fixture(scope="module")
+def postgres():
+    with throwaway_postgres() as server:
+        yield server
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_running_server_shows_each_game_as_it_is_stored(tmp_path, kind, request):
+    """A `boardlab serve` started first reads the tables while the command adds games (its
+    page polls the same answer): after each stored game it shows exactly the games so far
+    and their standings, running, then over; on SQLite and on PostgreSQL."""
+    if kind == "sqlite":
+        db = server_db(tmp_path)
+    else:
+        db = request.getfixturevalue("postgres").url
+        assert main(["db", "upgrade", "--db", db]) == 0
+    server = ServerProcess(tmp_path, database_url(db))
+    try:
+        base = server.start()
+        http = httpx.Client(timeout=120)
+        assert http.get(base + "api/tournaments").json()["tournaments"] == []
+        store = Store(db)
+        config = tournament_config(SPEC, {"a": "random", "b": "greedy", "c": "random"},
+                                   rounds=1, seed=3)
+        tournament = Tournament(store, "live", config, server_mirror(store))
+        seen: list[tuple[str, int, float]] = []
+
         def check(progress) -> None:
             if progress.last is None:
                 return
-            found = client.get("/api/tournaments").json()["tournaments"]
-            shown = client.get(f"/api/tournaments/{found[0]['id']}").json()
+            found = http.get(base + "api/tournaments").json()["tournaments"]
+            shown = http.get(base + f"api/tournaments/{found[0]['id']}").json()
             seen.append((shown["status"], len(shown["games"]),
                          sum(line["score"] for line in shown["standings"])))
             points = {entrant_name(line.name): line.points for line in progress.standings}
             assert {line["player"]: line["score"] for line in shown["standings"]} == points
+            last = http.get(base + f"api/games/{shown['games'][-1]}").json()
+            assert last["status"] == "over"
         tournament.run(jobs=1, on_game=check)
-        found = client.get("/api/tournaments").json()["tournaments"]
-        assert client.get(f"/api/tournaments/{found[0]['id']}").json()["status"] == "over"
-    store.dispose()
+        store.dispose()
+        found = http.get(base + "api/tournaments").json()["tournaments"]
+        assert http.get(base + f"api/tournaments/{found[0]['id']}").json()["status"] == \
+            "over"
+    finally:
+        server.close()
     assert seen == [("running", n, float(n)) for n in range(1, 7)]
 
 
