@@ -4,8 +4,10 @@ into the server's tables as each game ends (server/tournaments/arena_link.py,
 docs/arena.md), so a real ``boardlab serve`` on that database shows it, live, with the
 standings the command prints and games its game page replays; ``--resume`` and the arena's
 own database stay as they were."""
+import io
 import json
 import threading
+import zipfile
 
 import httpx
 import pytest
@@ -20,7 +22,7 @@ from boardlab.core.record import check_record
 from boardlab.server import create_app, migrations
 from boardlab.server.store import actions
 from boardlab.server.tournaments.arena_link import entrant_name, server_log, server_mirror
-from boardlab.server.tournaments.schema import pairings
+from boardlab.server.tournaments.schema import pairings, tournaments
 
 from postgres_server import throwaway_postgres
 from test_accounts import CSRF, person
@@ -94,6 +96,10 @@ def test_a_tournament_run_on_a_server_database_shows_on_a_real_server(tmp_path, 
             assert check_record(record).returns() == check_record(records[index]).returns()
         page = http.get(base + f"tournament/{listed[0]['id']}")
         assert page.status_code == 200
+        packed = http.get(base + f"api/tournaments/{listed[0]['id']}/records.zip")
+        with zipfile.ZipFile(io.BytesIO(packed.content)) as archive:
+            assert len([n for n in archive.namelist() if n.startswith("round-")
+                        and n.endswith(".json")]) == 6
     finally:
         server.close()
 
@@ -173,19 +179,18 @@ def test_resume_goes_on_and_games_stored_before_the_server_are_copied(tmp_path, 
     engine = create_engine(f"sqlite:///{db}")
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(pairings)).scalar() == 3
+        found = conn.execute(select(tournaments.c.id, tournaments.c.status)).one()
+        assert found.status == "paused"
     store.dispose()
-    from starlette.testclient import TestClient
-    with TestClient(create_app(f"sqlite:///{db}")) as client:
-        found = client.get("/api/tournaments").json()["tournaments"][0]
-        assert found["status"] == "paused"
     assert main(["tournament", "--resume", "r", "--db", db, "--plot",
                  str(tmp_path / "r.png")]) == 0
     assert "3 to play" in capsys.readouterr().err
     with engine.connect() as conn:
         rows = list(conn.execute(select(pairings.c.game_id)))
         assert sorted(int(r.game_id.rsplit("-", 1)[1]) for r in rows) == list(range(6))
+    from starlette.testclient import TestClient
     with TestClient(create_app(f"sqlite:///{db}")) as client:
-        shown = client.get(f"/api/tournaments/{found['id']}").json()
+        shown = client.get(f"/api/tournaments/{found.id}").json()
         assert shown["status"] == "over" and len(shown["games"]) == 6
         same_standings(arena_standings(db, "r", capsys), shown)
 
