@@ -7,7 +7,7 @@ server's director plays it. ``games_at_once``: how many games of a ladder one pl
 in at once (null: one).
 
 Revision ID: 0008
-Revises: 0006
+Revises: 0007
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
