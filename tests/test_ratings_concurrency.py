@@ -235,8 +235,10 @@ def test_rate_from_many_threads_on_two_engines_loses_no_update(postgres):
         losers[game_id] = seats[outcome.index(-1.0)]
         played.update(seats)
         games.append((game_id, outcome))
-    engines = [create_engine(database_url(postgres.url), pool_size=10, max_overflow=50)
-               for _ in range(2)]
+    # 40 connections at most (PostgreSQL takes 100, the server processes hold some): a
+    # thread without one waits for one
+    engines = [create_engine(database_url(postgres.url), pool_size=20, max_overflow=0,
+                             pool_timeout=WAIT) for _ in range(2)]
     barrier = threading.Barrier(len(games))
     results: list[object] = [None] * len(games)
 
