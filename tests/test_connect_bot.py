@@ -1,0 +1,102 @@
+"""`boardlab connect URL --token` stays online across a dropped connection (issue 48, Bot
+accounts): the server is killed in the middle of a game the bot plays and started again on
+the same port and database; the bot opens its event stream again, finishes that game
+through its reconnected game socket, accepts a challenge made after the restart and plays
+it to the end. Real processes on 127.0.0.1; timeouts only bound a stuck run."""
+import os
+import queue
+import random
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from test_bots import signed_up
+from test_connect import ENGINE, ROOT, WAIT, play_on, server
+
+httpx = pytest.importorskip("httpx")
+websockets_sync = pytest.importorskip("websockets.sync.client")
+
+SPEC = "carteso(size=5)"
+
+
+def lines_of(stream) -> queue.Queue:
+    """The lines a child process writes, as they come (None at its end)."""
+    lines: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+def until(lines: queue.Queue, text: str) -> str:
+    """The first line holding ``text`` (AssertionError if the process ends first)."""
+    while True:
+        line = lines.get(timeout=WAIT)
+        assert line is not None, f"the bot ended before saying {text!r}"
+        if text in line:
+            return line
+
+
+def challenged(client, lines: queue.Queue) -> str:
+    """Challenge randbot (the challenger seat 0); the game it accepted."""
+    made = client.post("api/challenges", json={"to": "randbot", "spec": SPEC, "seat": 0})
+    assert made.status_code == 201, made.text
+    return until(lines, "accepted dana's challenge").split("game ")[-1].strip()
+
+
+def play(base: str, client, game_id: str, rng, stop_at=None) -> dict:
+    link = base.replace("http", "ws", 1) + f"ws/{game_id}"
+    cookie = f"boardlab_session={client.cookies['boardlab_session']}"
+    with websockets_sync.connect(link, open_timeout=WAIT,
+                                 additional_headers={"Cookie": cookie}) as ws:
+        return play_on(ws, 0, rng, stop_at=stop_at)
+
+
+def test_a_bot_online_with_connect_token_survives_a_server_restart(tmp_path):
+    with socket.socket() as probe:                 # a free port to restart the server on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    rng = random.Random(48)
+    with server(tmp_path, port) as base:
+        dana = signed_up(base, "dana")
+        token = dana.post("api/account/bots", json={"username": "randbot"}).json()["token"]
+        bot = subprocess.Popen([sys.executable, "-m", "boardlab.cli", "connect", base,
+                                "--engine", ENGINE, "--games", "carteso", "--max-games", "2"],
+                               env={**os.environ, "BOARDLAB_TOKEN": token},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=ROOT)
+        try:
+            out = lines_of(bot.stdout)
+            until(out, "online as randbot (BOT)")
+            first = challenged(dana, out)
+            assert not play(base, dana, first, rng, stop_at=2)["terminal"]  # the bot moved
+        except BaseException:
+            bot.kill()
+            raise
+    try:
+        with server(tmp_path, port) as again:      # killed and started again: same database
+            assert again == base
+            dana = httpx.Client(base_url=base, timeout=WAIT, cookies=dana.cookies,
+                                headers=dana.headers)
+            assert play(base, dana, first, rng)["terminal"]
+            second = challenged(dana, out)         # told on the reopened event stream
+            assert play(base, dana, second, rng)["terminal"]
+            code = bot.wait(timeout=WAIT)
+            err = bot.stderr.read()
+            assert code == 0, err
+            assert "the event stream dropped" in err and token not in err
+            for game_id in (first, second):
+                shown = dana.get(f"api/games/{game_id}").json()
+                assert shown["status"] == "over"
+                assert [seat["account"]["username"] for seat in shown["seats"]] == \
+                    ["dana", "randbot"]
+    finally:
+        bot.kill()
+        bot.wait(timeout=WAIT)
