@@ -100,3 +100,34 @@ def test_a_bot_online_with_connect_token_survives_a_server_restart(tmp_path):
     finally:
         bot.kill()
         bot.wait(timeout=WAIT)
+
+
+def test_the_bots_settings_decline_what_they_do_not_allow_with_a_reason():
+    """Which challenges `connect --token` accepts: its games, speeds (from the clock, as the
+    server names them), rated or casual, and how many games at once."""
+    from boardlab.clients.bot import Settings
+    from boardlab.clients.connect import ConnectError
+
+    def offer(game="carteso", clock=None, rated=False):
+        return {"game_name": game, "clock": clock, "rated": rated}
+
+    blitz = {"base": 180, "increment": 2}
+    anything = Settings()
+    assert anything.refusal(offer(), 0) is None
+    assert anything.refusal(offer("rumbo", blitz, True), 0) is None
+    assert "1 game(s) at once" in anything.refusal(offer(), 1)
+    picky = Settings(games=frozenset({"carteso"}), speeds=frozenset({"blitz", "rapid"}),
+                     modes=frozenset({"rated"}), concurrency=3)
+    assert picky.refusal(offer("carteso", blitz, True), 2) is None
+    assert picky.refusal(offer("rumbo", blitz, True), 0) == "this bot plays only carteso"
+    assert picky.refusal(offer("carteso", None, True), 0) == \
+        "this bot does not play correspondence games"
+    assert picky.refusal(offer("carteso", {"base": 15, "increment": 0}, True), 0) == \
+        "this bot does not play ultrabullet games"
+    assert picky.refusal(offer("carteso", blitz, False), 0) == \
+        "this bot does not play casual games"
+    assert "3 game(s) at once" in picky.refusal(offer("carteso", blitz, True), 3)
+    for bad in ({"speeds": frozenset({"lightning"})}, {"modes": frozenset({"ranked"})},
+                {"concurrency": 0}):
+        with pytest.raises(ConnectError):
+            Settings(**bad)
