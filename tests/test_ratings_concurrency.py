@@ -13,6 +13,10 @@ computed from a rating another update had already replaced.
 A unit-level test runs ``ratings.rate`` from many threads on two engines against the same
 PostgreSQL directly (the same checks, no server processes). Both skip, saying why, where
 PostgreSQL's server binaries are not installed (``.ci/run`` installs them).
+
+Nor is an update lost when a server stops between a game's last action and its rating (or
+the update fails): the next server to start rates the game (on SQLite, no PostgreSQL
+needed).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ import asyncio
 import itertools
 import json
 import threading
+import warnings
 from collections import Counter, defaultdict
 
 import pytest
@@ -264,3 +269,51 @@ def test_rate_from_many_threads_on_two_engines_loses_no_update(postgres):
             engine.dispose()
         store.dispose()
     check_ratings(postgres.url, dict(played), set(losers), losers)
+
+
+# A game that ended without its update ------------------------------------------------------
+def test_a_rated_game_that_ended_without_its_update_is_rated_when_a_server_starts(
+        tmp_path, monkeypatch):
+    """The rating update of a rated game fails (as if the server had stopped between the
+    game's last action and its rating): the next server started on the database rates it,
+    once (a third start changes nothing)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Using `httpx`")
+        from starlette.testclient import TestClient
+    from boardlab.server import create_app
+    from boardlab.server.accounts import seats as seat_module
+
+    db = f"sqlite:///{tmp_path / 'server.db'}"
+
+    def stopped(*args, **kwargs):
+        raise RuntimeError("the server stopped before the rating")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(seat_module, "rate", stopped)
+        with TestClient(create_app(db, ai_processes=0)) as alice:
+            bob = TestClient(alice.app)
+            bob.portal = alice.portal
+            for client, name in ((alice, "alice"), (bob, "bob")):
+                answer = client.post("/api/account/signup", headers=CSRF, json={
+                    "username": name, "password": f"{name}-password"})
+                assert answer.status_code == 201, answer.text
+            made = alice.post("/api/games", headers=CSRF, json={
+                "spec": SPEC, "seats": ["human", "open"], "rated": True}).json()
+            joined = bob.post(f"/api/games/{made['id']}/join", json={"seat": 1},
+                              headers=CSRF)
+            assert joined.status_code == 200, joined.text
+            with alice.websocket_connect(f"/ws/{made['id']}?token="
+                                         f"{made['seats'][0]['token']}") as socket:
+                socket.send_json({"type": "resign", "seat": 0, "key": "gg"})
+                while socket.receive_json()["type"] != "ack":
+                    pass
+            assert alice.get(f"/api/games/{made['id']}").json()["status"] == "over"
+            assert alice.get("/api/users/bob").json()["ratings"] == {}     # not rated
+    for _ in range(2):                          # started again, twice
+        with TestClient(create_app(db, ai_processes=0)) as client:
+            won = client.get("/api/users/bob").json()
+            lost = client.get("/api/users/alice").json()
+    (pool, rating), = won["ratings"].items()
+    assert rating["games"] == lost["ratings"][pool]["games"] == 1
+    assert rating["rating"] > 1500 > lost["ratings"][pool]["rating"]
+    assert [game["rating"]["before"] for game in won["games"]] == [1500]
