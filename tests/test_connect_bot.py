@@ -36,12 +36,18 @@ def lines_of(stream) -> queue.Queue:
 
 
 def until(lines: queue.Queue, text: str) -> str:
-    """The first line holding ``text`` (AssertionError if the process ends first)."""
+    """The first line holding ``text`` (AssertionError, with what it said instead, if the
+    process ends first or says nothing more for WAIT seconds)."""
+    said = []
     while True:
-        line = lines.get(timeout=WAIT)
-        assert line is not None, f"the bot ended before saying {text!r}"
+        try:
+            line = lines.get(timeout=WAIT)
+        except queue.Empty:
+            raise AssertionError(f"the bot did not say {text!r} but {said}") from None
+        assert line is not None, f"the bot ended before saying {text!r} but {said}"
         if text in line:
             return line
+        said.append(line)
 
 
 def challenged(client, lines: queue.Queue) -> str:
@@ -68,12 +74,14 @@ def test_a_bot_online_with_connect_token_survives_a_server_restart(tmp_path):
         dana = signed_up(base, "dana")
         token = dana.post("api/account/bots", json={"username": "randbot"}).json()["token"]
         bot = subprocess.Popen([sys.executable, "-m", "boardlab.cli", "connect", base,
-                                "--engine", ENGINE, "--games", "carteso", "--max-games", "2"],
+                                "--engine", ENGINE, "--games", "carteso", "--max-games", "2",
+                                "--concurrency", "2"],     # the first game's end may reach
+                                                           # the bot after the challenge
                                env={**os.environ, "BOARDLAB_TOKEN": token},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=ROOT)
         try:
-            out = lines_of(bot.stdout)
+            out, errors = lines_of(bot.stdout), lines_of(bot.stderr)
             until(out, "online as randbot (BOT)")
             first = challenged(dana, out)
             assert not play(base, dana, first, rng, stop_at=2)["terminal"]  # the bot moved
@@ -89,7 +97,7 @@ def test_a_bot_online_with_connect_token_survives_a_server_restart(tmp_path):
             second = challenged(dana, out)         # told on the reopened event stream
             assert play(base, dana, second, rng)["terminal"]
             code = bot.wait(timeout=WAIT)
-            err = bot.stderr.read()
+            err = "".join(iter(lambda: errors.get(timeout=WAIT) or "", ""))
             assert code == 0, err
             assert "the event stream dropped" in err and token not in err
             for game_id in (first, second):
