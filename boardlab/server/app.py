@@ -26,7 +26,7 @@ from ..core.registry import games as game_classes
 from .accounts import play
 from .accounts.guard import Guard
 from .accounts.routes import ROUTES as account_routes, Accounts
-from .accounts.seats import rate_when_over
+from .accounts.seats import rate_missed, rate_when_over
 from .ai import Thinker
 from . import review
 from .api_games import (analyse_game, create_game, game_record, game_sgf, join_game,
@@ -88,6 +88,7 @@ def create_app(db_url: str, ai_processes: int | None = None,
         app.state.creates = {}                  # client address -> its create Window
         await app.state.hub.start()
         await app.state.hub.resume()
+        await rate_missed(app.state.hub)
         await app.state.tournaments.recover()
         try:
             yield

@@ -14,14 +14,16 @@ first (its primary key: a game is rated once), both rating rows are made if miss
 read under row locks (``SELECT ... FOR UPDATE`` on PostgreSQL, in account order so that two
 updates never deadlock; SQLite's single writer serialises them, the first write taking its
 lock), and written back; a transaction that loses a race (a deadlock, a busy database) is
-run again.
+run again. A rated game that ended without its update (the server stopped between the last
+action and the rating, or the update failed) is found by :func:`unrated` when a server
+starts, and rated then.
 """
 from __future__ import annotations
 
 import logging
 import time
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, exists, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 
@@ -29,7 +31,7 @@ from ...arena.glicko2 import LICHESS, Rating, provisional, rate_game
 from ...arena.weng_lin import rate_sides, scores_of
 from ...core.game import Game
 from ...core.speeds import speed_of
-from ..store import games
+from ..store import OVER, games
 from .schema import history, rated_games, ratings
 from .users import now
 
@@ -149,3 +151,16 @@ def _rate(engine: Engine, game_id: str, outcome: list[float], sides: list[list[i
                                               rating=new.rating, deviation=new.deviation,
                                               created=when))
         return True
+
+
+def unrated(engine: Engine) -> list[str]:
+    """The finished rated games, each seat held by a different account, that have no
+    rating update (oldest first): rate them again."""
+    query = select(games.c.id, games.c.seats).where(
+        games.c.status == OVER, games.c.pool.is_not(None),
+        ~exists().where(rated_games.c.game_id == games.c.id)).order_by(games.c.created)
+    with engine.connect() as db:
+        rows = list(db.execute(query))
+    return [row.id for row in rows
+            if None not in (held := [seat.get("user") for seat in row.seats])
+            and len(set(held)) == len(held) >= 2]

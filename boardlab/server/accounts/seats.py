@@ -16,17 +16,19 @@ from typing import TYPE_CHECKING
 
 from starlette.websockets import WebSocket
 
+from ...core.errors import BoardlabError
 from ...core.game import Game
 from ..rest import ApiError
 from ..seats import AI, HUMAN, OPEN
 from .bots import bearer_user
 from .guard import same_origin
-from .ratings import NotRatable, pool_of, rate
+from .ratings import NotRatable, pool_of, rate, unrated
 from .routes import current_user
 
 if TYPE_CHECKING:
     from starlette.requests import Request
 
+    from ..hub import Hub
     from ..room import Room
 
 log = logging.getLogger("boardlab.server")
@@ -102,3 +104,21 @@ async def rate_when_over(room: Room) -> None:
                                 [list(side) for side in room.driver.game.teams])
     except Exception:
         log.exception("game %s: the rating update failed", room.id)
+
+
+async def rate_missed(hub: Hub) -> int:
+    """Rate the finished rated games that ended without their update (a server stopped
+    between a game's last action and its rating, or the update failed); how many it tried.
+    Run when a server starts: of two processes doing so at once, each game is rated once."""
+    tried = 0
+    for game_id in await asyncio.to_thread(unrated, hub.store.engine):
+        try:
+            room = await hub.get(game_id)
+        except BoardlabError as error:
+            log.error("game %s does not replay from its log: %s", game_id, error)
+            continue
+        if room is not None and room.over:
+            await rate_when_over(room)
+            hub.release(room)
+            tried += 1
+    return tried
