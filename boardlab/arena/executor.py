@@ -1,4 +1,5 @@
-"""Run many games: in this process, in a local process pool, or on a Ray cluster.
+"""Run many games: in this process, in a local process pool, or on a Ray cluster
+(:mod:`~boardlab.arena.ray_runner`).
 
 A task is a plain dict (``spec``, ``players``, ``seed``, ``time_control``,
 ``index``, ``in_process``), so it travels to other processes and machines unchanged; the
@@ -15,7 +16,6 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from collections.abc import Iterable, Iterator
 
 from ..agents.base import load_agents_from, loaded_agent_sources
-from ..core.errors import BoardlabError
 from .game_runner import TimeControl, run_game
 
 
@@ -31,17 +31,21 @@ def play_task(task: dict, agents_from: tuple[str, ...] = ()) -> dict:
             "forfeit": result.forfeit, "seconds": result.seconds}
 
 
-def execute(tasks: Iterable[dict], jobs: int = 1,
-            ray_address: str | None = None) -> Iterator[tuple[dict, dict]]:
+def execute(tasks: Iterable[dict], jobs: int = 1, ray_address: str | None = None,
+            batch: int | None = None) -> Iterator[tuple[dict, dict]]:
     """Yield ``(task, result)`` for every task as it finishes.
 
     ``ray_address``: None for this machine's process pool of ``jobs`` workers;
     ``"local"`` for a one-machine Ray instance started here with ``jobs`` CPUs;
-    anything else is a Ray cluster address (``"auto"``, ``"ray://host:10001"``).
+    anything else is a Ray cluster address (``"auto"``, ``"ray://host:10001"``); there
+    ``batch`` games go in one Ray task (None: sized from the games' length; see
+    :mod:`~boardlab.arena.ray_runner`), and each result names its ``node``.
     """
     tasks, sources = list(tasks), loaded_agent_sources()
     if ray_address is not None:
-        yield from _on_ray(tasks, ray_address, jobs, sources)
+        from .ray_runner import on_ray
+
+        yield from on_ray(tasks, ray_address, jobs, sources, batch)
     elif jobs <= 1:
         for task in tasks:
             yield task, play_task(task)
@@ -97,31 +101,3 @@ def _stop(pool: ProcessPoolExecutor, pending: dict) -> None:
             process.terminate()                   # SIGTERM: the worker unwinds
         except (OSError, ValueError):
             pass
-
-
-def _on_ray(tasks, address, jobs, sources) -> Iterator[tuple[dict, dict]]:
-    """The same on Ray (which has no local_mode any more: "local" starts a real instance)."""
-    try:
-        import ray
-    except ImportError:
-        raise BoardlabError("--ray needs Ray: pip install 'boardlab[ray]'") from None
-    started_here = not ray.is_initialized()
-    if started_here:
-        options = {"include_dashboard": False, "num_cpus": max(1, jobs)} \
-            if address == "local" else {"address": address}
-        ray.init(ignore_reinit_error=True, log_to_driver=False, **options)
-    remote = ray.remote(play_task)
-    try:
-        refs = {remote.remote(task, sources): task for task in tasks}
-        while refs:
-            done, _ = ray.wait(list(refs), num_returns=1)
-            for ref in done:
-                yield refs.pop(ref), ray.get(ref)
-    finally:
-        for ref in refs:
-            try:
-                ray.cancel(ref)                   # not force: the task unwinds and kills engines
-            except Exception:                     # already finished
-                pass
-        if started_here:
-            ray.shutdown()
