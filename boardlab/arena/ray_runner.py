@@ -5,7 +5,7 @@ long: each batch is sized to play for about :data:`TARGET_BATCH_SECONDS`, from t
 games seen so far), so Ray's per-task cost stays small beside the games. The batches
 go out a few per CPU of the cluster at a time (spread over the nodes), and new ones as
 others come back. Each result says which node played it (``node``: Ray's node id,
-``node_ip``), in the record's ``meta`` too.
+``node_ip``), in the record's ``meta`` too (so in the database).
 
 When a node dies (or a worker process), Ray runs the batches it had again elsewhere, up
 to :data:`RETRIES` times: the games of a lost batch, those it had finished included, are
@@ -39,6 +39,23 @@ def game_key(task: dict) -> tuple:
     return task.get("index"), task["seed"]
 
 
+class Once:
+    """Lets each game (by :func:`game_key`) through once and counts the others."""
+
+    def __init__(self) -> None:
+        self.seen: set[tuple] = set()
+        self.duplicates = 0
+
+    def first(self, task: dict) -> bool:
+        """Whether this is the first time the game of ``task`` comes back."""
+        key = game_key(task)
+        if key in self.seen:
+            self.duplicates += 1
+            return False
+        self.seen.add(key)
+        return True
+
+
 def play_batch(tasks: list[dict], agents_from: tuple[str, ...] = ()) -> list[dict]:
     """Play a batch of games in a Ray worker; every result names the node that played it."""
     import ray
@@ -48,7 +65,7 @@ def play_batch(tasks: list[dict], agents_from: tuple[str, ...] = ()) -> list[dic
     node, node_ip = ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address()
     results = []
     for task in tasks:
-        task = {**task, "meta": {**(task.get("meta") or {}), "node": node}}
+        task = {**task, "meta": {**(task.get("meta") or {}), "node": node, "node_ip": node_ip}}
         results.append({**play_task(task, agents_from), "node": node, "node_ip": node_ip})
     return results
 
@@ -112,9 +129,7 @@ def on_ray(tasks: list[dict], address: str, jobs: int, sources: tuple[str, ...],
         ray.init(ignore_reinit_error=True, log_to_driver=False, **options)
     remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(play_batch) \
         .options(scheduling_strategy="SPREAD")
-    batches, refs = Batches(tasks, batch), {}
-    seen: set[tuple] = set()
-    duplicates, cpus = 0, _Cpus(ray)
+    batches, refs, once, cpus = Batches(tasks, batch), {}, Once(), _Cpus(ray)
 
     def submit() -> None:
         while batches and len(refs) < IN_FLIGHT_PER_CPU * cpus():
@@ -130,15 +145,12 @@ def on_ray(tasks: list[dict], address: str, jobs: int, sources: tuple[str, ...],
                 batches.played(result)
             submit()                            # the cluster stays busy while we store
             for task, result in zip(chunk, results):
-                if game_key(task) in seen:
-                    duplicates += 1
-                    continue
-                seen.add(game_key(task))
-                yield task, result
+                if once.first(task):
+                    yield task, result
         sizes = batches.sizes
         log.info("%d games in %d Ray tasks of %d to %d games (mean %.1f); %d duplicates "
-                 "dropped", len(seen), len(sizes), min(sizes, default=0),
-                 max(sizes, default=0), len(tasks) / max(len(sizes), 1), duplicates)
+                 "dropped", len(once.seen), len(sizes), min(sizes, default=0),
+                 max(sizes, default=0), len(tasks) / max(len(sizes), 1), once.duplicates)
     finally:
         for ref in refs:
             try:
