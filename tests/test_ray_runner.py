@@ -112,3 +112,25 @@ def test_ray_batch_needs_ray_and_a_positive_number(tmp_path, capsys):
                  "--ray", "local", "--ray-batch", "0"]) == 2
     assert "--ray-batch must be at least 1, not 0" in capsys.readouterr().err
     assert not (tmp_path / "x.db").exists()           # refused before anything was made
+
+
+def test_the_pool_keeps_its_workers_busy_while_the_caller_stores_a_result(monkeypatch):
+    """--jobs: when the caller gets a result (and stores it, which can take longer than a
+    short game), every worker still has a game to play: the next ones were submitted."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from boardlab.arena import executor
+
+    submitted = []
+
+    class Counting(ProcessPoolExecutor):
+        def submit(self, *args, **kwargs):
+            submitted.append(args[1]["index"])
+            return super().submit(*args, **kwargs)
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", Counting)
+    jobs, ahead = 2, []
+    for got, (task, _) in enumerate(execute(_tasks(8), jobs=jobs), 1):
+        ahead.append(len(submitted) - got)          # games submitted, not yet given back
+    assert sorted(submitted) == list(range(8))
+    assert ahead == [4, 4, 4, 4, 3, 2, 1, 0]        # 2 x jobs ahead, the next one
+    assert min(ahead[:8 - jobs]) >= jobs            # submitted before the result came

@@ -66,7 +66,10 @@ def _worker_start() -> None:
 
 
 def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict]]:
-    """At most ``jobs`` games at once; new ones are submitted as others finish.
+    """At most ``jobs`` games at once, and as many more waiting in the pool, so a worker
+    that finishes a game starts the next at once, while the caller stores the result (a
+    database commit can take longer than a short game); new ones are submitted as others
+    finish, before their results go to the caller.
 
     The workers come from a fork server (no threads or database connections of
     this process are inherited). If the caller stops early (Ctrl-C, an SPRT
@@ -76,16 +79,19 @@ def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict
     context = multiprocessing.get_context("forkserver")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_start)
     pending, queue, finished = {}, iter(tasks), False
-    try:
-        for task in itertools.islice(queue, jobs):
+
+    def submit(count: int) -> None:
+        for task in itertools.islice(queue, count):
             pending[pool.submit(play_task, task, sources)] = task
+    try:
+        submit(2 * jobs)
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 task = pending.pop(future)
-                yield task, future.result()
-                for task in itertools.islice(queue, 1):
-                    pending[pool.submit(play_task, task, sources)] = task
+                result = future.result()
+                submit(1)                         # the pool stays full while we store
+                yield task, result
         finished = True
     finally:
         if not finished:
