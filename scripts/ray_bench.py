@@ -30,8 +30,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from boardlab.arena.storage import Store  # noqa: E402
-from boardlab.arena.tournament import Tournament, tournament_config  # noqa: E402
+from boardlab.arena.storage import Store
+from boardlab.arena.tournament import Tournament, tournament_config
 
 
 class _Batches(logging.Handler):

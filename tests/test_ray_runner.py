@@ -129,7 +129,7 @@ def test_the_pool_keeps_its_workers_busy_while_the_caller_stores_a_result(monkey
             return super().submit(*args, **kwargs)
     monkeypatch.setattr(executor, "ProcessPoolExecutor", Counting)
     jobs, ahead = 2, []
-    for got, (task, _) in enumerate(execute(_tasks(8), jobs=jobs), 1):
+    for got, _ in enumerate(execute(_tasks(8), jobs=jobs), 1):
         ahead.append(len(submitted) - got)          # games submitted, not yet given back
     assert sorted(submitted) == list(range(8))
     assert ahead == [4, 4, 4, 4, 3, 2, 1, 0]        # 2 x jobs ahead, the next one

@@ -77,8 +77,8 @@ def local_cluster(nodes: int = 2, cpus: int = 1, object_store_mb: int = 80,
     ray_constants.ENABLE_RAY_CLUSTER = False       # read when Ray resolves an address
     cluster = Cluster(shutdown_at_exit=True)
     try:
-        options = dict(num_cpus=cpus, object_store_memory=object_store_mb * 2**20,
-                       node_ip_address=LOOPBACK, include_dashboard=False)
+        options: dict[str, Any] = dict(num_cpus=cpus, object_store_memory=object_store_mb * 2**20,
+                                       node_ip_address=LOOPBACK, include_dashboard=False)
         head = cluster.add_node(**options)
         workers = [cluster.add_node(**options) for _ in range(nodes - 1)]
         cluster.wait_for_nodes()

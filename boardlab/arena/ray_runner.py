@@ -24,7 +24,7 @@ from ..core.errors import BoardlabError
 
 #: times Ray plays a batch again after losing it with its node or worker process
 RETRIES = 4
-#: a batch is sized to play for about this long (Ray's cost per task: about a millisecond)
+#: a batch is sized to play for about this long (long beside Ray's cost per task)
 TARGET_BATCH_SECONDS = 0.5
 #: at most this many games in one batch (its results come back in one message)
 MAX_BATCH = 64
@@ -129,7 +129,8 @@ def on_ray(tasks: list[dict], address: str, jobs: int, sources: tuple[str, ...],
         ray.init(ignore_reinit_error=True, log_to_driver=False, **options)
     remote = ray.remote(max_retries=RETRIES, retry_exceptions=False)(play_batch) \
         .options(scheduling_strategy="SPREAD")
-    batches, refs, once, cpus = Batches(tasks, batch), {}, Once(), _Cpus(ray)
+    batches, once, cpus = Batches(tasks, batch), Once(), _Cpus(ray)
+    refs: dict = {}                             # Ray's reference -> its batch
 
     def submit() -> None:
         while batches and len(refs) < IN_FLIGHT_PER_CPU * cpus():
