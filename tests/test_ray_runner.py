@@ -134,3 +134,23 @@ def test_the_pool_keeps_its_workers_busy_while_the_caller_stores_a_result(monkey
     assert sorted(submitted) == list(range(8))
     assert ahead == [4, 4, 4, 4, 3, 2, 1, 0]        # 2 x jobs ahead, the next one
     assert min(ahead[:8 - jobs]) >= jobs            # submitted before the result came
+
+
+def test_a_batch_ray_could_not_play_names_its_games():
+    """Lost more times than Ray retries: a clear error naming the games; a game's own
+    error (a task error) comes through as it is."""
+    from types import SimpleNamespace
+
+    exceptions = pytest.importorskip("ray.exceptions")
+    from boardlab.arena.ray_runner import _results
+
+    def failing(error):
+        def get(ref):
+            raise error
+        return SimpleNamespace(get=get, exceptions=exceptions)
+    with pytest.raises(BoardlabError, match=r"lost game\(s\) 3, 4 more than 4 times "
+                                            r"\(NodeDiedError\)"):
+        _results(failing(exceptions.NodeDiedError("gone")), None, _tasks(5)[3:])
+    own = exceptions.RayTaskError("play_batch", "Traceback ...", ValueError("bad game"))
+    with pytest.raises(exceptions.RayTaskError):
+        _results(failing(own), None, _tasks(1))
