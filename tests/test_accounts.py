@@ -303,16 +303,17 @@ def test_rated_game_updates_both_ratings(app, alice):
         receive(socket, "ack")
     bob_profile = bob.get("/api/users/bob").json()
     alice_profile = bob.get("/api/users/alice").json()
-    assert set(bob_profile["ratings"]) == {"carteso-5"}
-    won, lost = bob_profile["ratings"]["carteso-5"], alice_profile["ratings"]["carteso-5"]
+    pool = "carteso-5-correspondence"                   # no clock: correspondence
+    assert set(bob_profile["ratings"]) == {pool}
+    won, lost = bob_profile["ratings"][pool], alice_profile["ratings"][pool]
     assert won["rating"] > 1500 > lost["rating"] and won["games"] == lost["games"] == 1
     assert won["provisional"] and won["deviation"] < 500
     assert bob_profile["games"][0]["rating"]["before"] == 1500
-    assert bob_profile["games"][0]["rated"] and bob_profile["games"][0]["pool"] == "carteso-5"
-    board = bob.get("/api/leaderboard/carteso-5").json()
+    assert bob_profile["games"][0]["rated"] and bob_profile["games"][0]["pool"] == pool
+    board = bob.get(f"/api/leaderboard/{pool}").json()
     assert [p["username"] for p in board["players"]] == ["bob", "Alice"]
     assert board["players"][0]["rank"] == 1
-    assert bob.get("/api/leaderboard/carteso-7").json()["players"] == []
+    assert bob.get("/api/leaderboard/carteso-7-correspondence").json()["players"] == []
     assert code(bob.get("/api/leaderboard/Bad%20Pool")) == "bad_request"
 
 
@@ -414,7 +415,7 @@ def concurrent_endings(url: str, engines: int = 2, games: int = 40) -> None:
     for number, rival in enumerate(rivals):
         store.create_game(f"g{number}", SPEC, number, [
             {"kind": "human", "token": "x", "user": hero},
-            {"kind": "human", "token": "y", "user": rival}], pool="carteso-5")
+            {"kind": "human", "token": "y", "user": rival}], pool="carteso-5-correspondence")
     pool = [create_engine(url) for _ in range(engines)]
     barrier = threading.Barrier(games)
     failures = []
@@ -505,11 +506,12 @@ def test_a_game_of_more_sides_is_rated_by_openskill_in_the_same_pools(app, alice
     assert rate(engine, game_id, [0.0, 1.0, 0.0]) is True       # Bob won, the others tied
     assert rate(engine, game_id, [0.0, 1.0, 0.0]) is False      # a game is rated once
     shown = {name: alice.get(f"/api/users/{name}").json() for name in ("alice", "bob", "carol")}
-    pool = {name: profile["ratings"]["cartagena-basic"] for name, profile in shown.items()}
+    named = "cartagena-basic-correspondence"
+    pool = {name: profile["ratings"][named] for name, profile in shown.items()}
     assert pool["bob"]["rating"] > 1500 > pool["alice"]["rating"] == pool["carol"]["rating"]
     assert all(p["games"] == 1 and p["provisional"] and p["deviation"] < 500
                for p in pool.values())
-    assert [shown[name]["games"][0]["pool"] for name in shown] == ["cartagena-basic"] * 3
+    assert [shown[name]["games"][0]["pool"] for name in shown] == [named] * 3
     # CTOR 2v2: the teams' players move alike
     response = alice.post("/api/games", json={"spec": "ctor(size=8,teams=2v2)", "rated": True,
                                               "seats": ["human", "open", "open", "open"]},
@@ -527,7 +529,7 @@ def test_a_game_of_more_sides_is_rated_by_openskill_in_the_same_pools(app, alice
     assert rate(engine, made["id"], outcome, sides) is True
     users = ["alice", "bob", "carol", "dave"]
     after = {users[seat]: alice.get(f"/api/users/{users[seat]}").json()["ratings"]
-             ["ctor-8-2v2"]["rating"] for seat in range(4)}
+             ["ctor-8-2v2-correspondence"]["rating"] for seat in range(4)}
     winners = {after[users[seat]] for seat in sides[0]}
     losers = {after[users[seat]] for seat in sides[1]}
     assert len(winners) == len(losers) == 1 and min(winners) > 1500 > max(losers)

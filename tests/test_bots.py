@@ -159,7 +159,7 @@ def test_the_event_stream_of_a_bot(owner):
 
 
 def test_speeds_from_the_clock_as_lichess_estimates_them():
-    assert speed_of(None) == "correspondence"
+    assert speed_of(None) == speed_of({"days": 3}) == "correspondence"
     assert [speed_of({"base": base, "increment": inc}) for base, inc in
             ((15, 0), (60, 1), (180, 0), (300, 3), (600, 5), (900, 10), (1800, 0))] == \
         ["ultrabullet", "bullet", "blitz", "blitz", "rapid", "rapid", "classical"]
@@ -237,7 +237,7 @@ def test_a_bot_online_with_connect_token_accepts_a_challenge_and_finishes_the_ga
             assert "online as randbot (BOT)" in out and token not in out + err
             assert f"accepted dana's challenge: {made['spec']}" in out
             profile = httpx.get(base + "api/users/randbot", timeout=WAIT).json()
-            assert profile["bot"] and profile["ratings"]["carteso-5"]["games"] == 1
+            assert profile["bot"] and profile["ratings"]["carteso-5-correspondence"]["games"] == 1
         finally:
             bot.kill()
             bot.wait(timeout=60)

@@ -85,6 +85,8 @@ def test_decline_with_a_reason_cancel_and_refusals(three):
                            ({"to": "bob", "rated": True, "spec": "carteso(size=5,komi=3.5)"},
                             "bad_spec"),
                            ({"to": "bob", "clock": {"base": -1, "increment": 0}}, "bad_clock"),
+                           ({"to": "bob", "clock": {"days": 0}}, "bad_clock"),
+                           ({"to": "bob", "clock": {"days": "3"}}, "bad_clock"),
                            ({"to": "bob", "seat": 2}, "bad_request"),
                            ({"to": "bob", "rated": "yes"}, "bad_request")):
         response = alice.post("/api/challenges", json={"spec": SPEC, **data}, headers=CSRF)
@@ -109,12 +111,12 @@ def test_a_house_bot_accepts_at_once_and_its_rated_game_moves_both_ratings(three
         assert receive(socket, "sync")["seats"] == [0]
         socket.send_json({"type": "resign", "seat": 0, "key": "gg"})
         receive(socket, "ack")
-    bot = alice.get("/api/users/ai-3").json()["ratings"]["carteso-5"]
-    person_ = alice.get("/api/users/alice").json()["ratings"]["carteso-5"]
+    bot = alice.get("/api/users/ai-3").json()["ratings"]["carteso-5-correspondence"]
+    person_ = alice.get("/api/users/alice").json()["ratings"]["carteso-5-correspondence"]
     assert bot["rating"] > 1500 > person_["rating"] and bot["games"] == 1
     history = alice.get("/api/users/ai-3").json()["history"]
-    assert [point["rating"] for point in history["carteso-5"]] == [bot["rating"]]
-    board = alice.get("/api/leaderboard/carteso-5").json()["players"]
+    assert [point["rating"] for point in history["carteso-5-correspondence"]] == [bot["rating"]]
+    board = alice.get("/api/leaderboard/carteso-5-correspondence").json()["players"]
     assert [(p["username"], p["bot"]) for p in board] == [("ai-3", True), ("alice", False)]
 
 
@@ -133,3 +135,44 @@ def test_the_public_seats_name_the_accounts_that_hold_them(three):
     anonymous = server.post("/api/games", json={"spec": SPEC, "seats": ["human", "open"]})
     listed = server.get(f"/api/games/{anonymous.json()['id']}").json()["seats"]
     assert all("account" not in seat for seat in listed)
+
+
+def test_the_pool_is_the_family_and_the_speed_of_the_clock(three):
+    """A rated game's pool names its game family and its clock's speed (lichess's estimate;
+    a correspondence clock, days per move, and no clock are correspondence)."""
+    _, alice, bob, _ = three
+    assert challenge(alice, "bob")["pool"] is None                  # casual: no pool
+    for given, pool in ((None, "carteso-5-correspondence"),
+                        ({"base": 60, "increment": 0}, "carteso-5-bullet"),
+                        ({"base": 300, "increment": 3}, "carteso-5-blitz"),
+                        ({"days": 3}, "carteso-5-correspondence")):
+        made = challenge(alice, "bob", rated=True, clock=given)
+        assert (made["pool"], made["speed"]) == (pool, pool.rsplit("-", 1)[1])
+        accepted = bob.post(f"/api/challenges/{made['id']}/accept", headers=CSRF).json()
+        playing = {game["id"]: game for game in bob.get("/api/account/playing").json()["games"]}
+        assert playing[accepted["game"]]["pool"] == pool
+        assert playing[accepted["game"]]["clock"] == given
+
+
+def test_the_lobby_list_names_the_accounts_of_a_game_never_a_token(three):
+    """GET /api/games: a seat held by an account shows its name, BOT for a bot and, in a
+    rated game, its rating in the game's pool; a seat token never appears."""
+    server, alice, bob, _ = three
+    rated = challenge(alice, "bob", rated=True, seat=0, clock={"base": 300, "increment": 3})
+    game_id = bob.post(f"/api/challenges/{rated['id']}/accept", headers=CSRF).json()["game"]
+    casual = challenge(alice, "ai-2", seat=1)["game"]
+    anonymous = server.post("/api/games", json={"spec": SPEC, "seats": ["human", "human"]})
+    response = guest(server).get("/api/games")
+    listed = {game["id"]: game for game in response.json()["games"]}
+    assert (listed[game_id]["rated"], listed[game_id]["pool"]) == (True, "carteso-5-blitz")
+    assert [seat["account"] for seat in listed[game_id]["seats"]] == [
+        {"username": "alice", "bot": False, "rating": 1500, "provisional": True},
+        {"username": "bob", "bot": False, "rating": 1500, "provisional": True}]
+    assert (listed[casual]["rated"], listed[casual]["pool"]) == (False, None)
+    assert [seat["account"] for seat in listed[casual]["seats"]] == [
+        {"username": "ai-2", "bot": True}, {"username": "alice", "bot": False}]
+    assert all("account" not in seat
+               for seat in listed[anonymous.json()["id"]]["seats"])
+    tokens = [seat["token"] for seat in anonymous.json()["seats"]]
+    assert '"token"' not in response.text and not any(token in response.text
+                                                      for token in tokens)

@@ -107,7 +107,8 @@ def test_a_classroom_double_round_robin_of_four_connected_bots(tmp_path):
             assert game["status"] == "over", game
             assert director.get(f"api/games/{game_id}/record").status_code == 200
         profile = httpx.get(base + "api/users/student-1", timeout=WAIT).json()
-        assert profile["bot"] and profile["ratings"]["carteso-5"]["games"] == GAMES_EACH
+        ratings = profile["ratings"]
+        assert profile["bot"] and ratings["carteso-5-correspondence"]["games"] == GAMES_EACH
 
 
 def wait_over(client, tournament, bots):

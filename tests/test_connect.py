@@ -280,3 +280,15 @@ def test_the_engine_is_told_its_time_left_and_the_increment():
     assert bridge._budget(0, view) == {"clock": 25.5, "increment": 2.0}
     assert bridge._budget(1, view) == {"clock": 28.0, "increment": 2.0}
     assert bridge._budget(0, {"clocks": None}) is None
+
+
+def test_an_engine_in_a_correspondence_game_keeps_its_own_time():
+    """Days per move are no budget for an engine's `go` line: it thinks its own time."""
+    import sys
+    from boardlab.clients.connect import Bridge
+    bridge = Bridge("ws://127.0.0.1:1/ws/x?token=t", f"{sys.executable} -c pass")
+    bridge.game = boardlab.make("carteso(size=5)")
+    bridge._position({"type": "sync", "version": 0, "view": {"terminal": False},
+                      "clock": {"days": 3}, "elapsed": {"vertical": 60.0}})
+    assert bridge._budget(0, {"clocks": {"vertical": 259200.0, "horizontal": 259200.0}}) \
+        is None

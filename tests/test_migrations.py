@@ -171,3 +171,82 @@ def test_db_upgrade_command(tmp_path):
     assert "(was none (made before migrations))" in done.stdout
     with create_engine(url).connect() as db:
         assert migrations.current(db) == migrations.head()
+
+
+def test_pools_of_older_rated_games_are_renamed_with_their_speeds(tmp_path):
+    """Revision 0007: every stored pool (a game's, its rated-game and history rows, the
+    ratings) gets the speed of its game's clock; an account that played one old pool at
+    two speeds keeps its rating in both, counting the games of each; nothing is lost."""
+    check_pools_renamed(f"sqlite:///{tmp_path / 'pools.db'}")
+
+
+def test_pools_are_renamed_on_postgresql_too():
+    with throwaway_postgres() as server:
+        check_pools_renamed(server.url)
+
+
+def check_pools_renamed(url: str) -> None:
+    from datetime import UTC, datetime
+    from sqlalchemy import insert, select
+    from boardlab.server.accounts.schema import history, rated_games, ratings, users
+    from boardlab.server.store import games
+    engine = create_engine(url)
+    migrations.upgrade(engine, "0006")
+    when = datetime(2025, 1, 1, tzinfo=UTC)
+    blitz, rapid = {"base": 180.0, "increment": 2.0}, {"base": 600.0, "increment": 5.0}
+    made = [("g1", blitz), ("g2", blitz), ("g3", None), ("g4", rapid)]
+    with engine.begin() as db:
+        db.execute(insert(users), [
+            {"id": number, "username": name, "name_key": name, "bot": False,
+             "disabled": False, "deleted": False, "created": when}
+            for number, name in ((101, "alice"), (102, "bob"), (103, "carol"))])
+        for game_id, clock in made:
+            db.execute(insert(games).values(id=game_id, spec=SPEC, seed=1, seats=[],
+                                            status="over", clock=clock, pool="carteso-5",
+                                            created=when, updated=when))
+            db.execute(insert(rated_games).values(game_id=game_id, pool="carteso-5",
+                                                  created=when))
+        db.execute(insert(games).values(id="casual", spec=SPEC, seed=1, seats=[],
+                                        status="over", clock=blitz, pool=None,
+                                        created=when, updated=when))
+        alice_games = ["g1", "g2", "g3"]           # alice: two blitz, one correspondence
+        db.execute(insert(history), [
+            {"game_id": game_id, "user_id": user, "pool": "carteso-5", "score": 1.0,
+             "before": 1500.0, "rating": 1600.0, "deviation": 200.0, "created": when}
+            for game_id, user in [*((g, 101) for g in alice_games), ("g1", 102), ("g2", 102),
+                                  ("g3", 103), ("g4", 103)]])
+        db.execute(insert(ratings), [
+            {"user_id": user, "pool": "carteso-5", "rating": rating, "deviation": 90.0,
+             "volatility": 0.06, "games": count, "updated": when}
+            for user, rating, count in ((101, 1650.0, 3), (102, 1400.0, 2), (103, 1520.0, 2))])
+    engine.dispose()
+    Store(url).dispose()                                # upgrades to the newest revision
+    engine = create_engine(url)
+    with engine.connect() as db:
+        assert migrations.current(db) == migrations.head()
+        pools = dict(db.execute(select(games.c.id, games.c.pool)).all())
+        rated = dict(db.execute(select(rated_games.c.game_id, rated_games.c.pool)).all())
+        changes = sorted(db.execute(select(history.c.game_id, history.c.user_id,
+                                           history.c.pool)).all())
+        rows = {(row.user_id, row.pool): (row.rating, row.games)
+                for row in db.execute(select(ratings))}
+    engine.dispose()
+    assert pools == {"g1": "carteso-5-blitz", "g2": "carteso-5-blitz",
+                     "g3": "carteso-5-correspondence", "g4": "carteso-5-rapid",
+                     "casual": None}
+    assert rated == {game_id: pools[game_id] for game_id, _ in made}
+    assert changes == sorted([(game_id, user, pools[game_id]) for game_id, user in
+                              [("g1", 101), ("g2", 101), ("g3", 101), ("g1", 102),
+                               ("g2", 102), ("g3", 103), ("g4", 103)]])
+    assert rows == {(101, "carteso-5-blitz"): (1650.0, 2),
+                    (101, "carteso-5-correspondence"): (1650.0, 1),
+                    (102, "carteso-5-blitz"): (1400.0, 2),
+                    (103, "carteso-5-correspondence"): (1520.0, 1),
+                    (103, "carteso-5-rapid"): (1520.0, 1)}
+    with TestClient(create_app(url, ai_processes=0)) as client:     # the API shows them
+        shown = client.get("/api/users/alice").json()
+        board = client.get("/api/leaderboard/carteso-5-blitz").json()["players"]
+    assert set(shown["ratings"]) == {"carteso-5-blitz", "carteso-5-correspondence"}
+    assert {pool: len(points) for pool, points in shown["history"].items()} == \
+        {"carteso-5-blitz": 2, "carteso-5-correspondence": 1}
+    assert [player["username"] for player in board] == ["alice", "bob"]

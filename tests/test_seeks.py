@@ -23,7 +23,7 @@ def seek(client, status=201, **data):
 def test_a_seek_accepted_starts_a_game_of_the_two_accounts(two):
     server, alice, bob = two
     made = seek(alice, rated=True, clock={"base": 180, "increment": 2})
-    assert made["user"] == {"username": "alice", "bot": False} and made["pool"] == "carteso-5"
+    assert made["user"] == {"username": "alice", "bot": False} and made["pool"] == "carteso-5-blitz"
     assert made["speed"] == "blitz" and made["status"] == "open"
     with guest(server) as anonymous:
         assert [s["id"] for s in anonymous.get("/api/seeks").json()["seeks"]] == [made["id"]]
@@ -57,7 +57,8 @@ def test_rating_ranges_cancels_and_refusals(two):
                            ({"rated": True, "rating_range": [1600, 1400]}, "bad_request"),
                            ({"rated": True, "rating_range": "wide"}, "bad_request"),
                            ({"spec": "cartagena(players=3)"}, "bad_spec"),
-                           ({"clock": {"base": 0, "increment": 0}}, "bad_clock")):
+                           ({"clock": {"base": 0, "increment": 0}}, "bad_clock"),
+                           ({"clock": {"days": 100}}, "bad_clock")):
         assert code(alice.post("/api/seeks", json={"spec": SPEC, **data},
                                headers=CSRF)) == expected, data
     for _ in range(3):

@@ -312,7 +312,7 @@ _CSRF = [("POST", "/api/account/" + tail) for tail in (
 def _account_path(path: str) -> str:
     return (path.replace("{challenge_id}", "ch0").replace("{seek_id}", "sk0")
             .replace("{tournament_id}", "t0")
-            .replace("{name}", "dana").replace("{pool}", "carteso-5"))
+            .replace("{name}", "dana").replace("{pool}", "carteso-5-blitz"))
 
 
 def _account_request(method: str, path: str):

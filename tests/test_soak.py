@@ -351,6 +351,23 @@ def test_the_load_benchmark_runs_two_processes(postgres):
         loadbench.load("carteso(size=5)", games=1, seconds=1, processes=2)
 
 
+def test_the_ladder_benchmark_plays_a_ladder_through_the_bot_api(capsys):
+    """Four bot accounts in a ladder of two games at once each: the four games of the
+    first pairing are played through the event stream and the game socket."""
+    before = soak_folders()
+    assert main(["soak", "ladder", "--bots", "4", "--games", "4", "--seconds", "3",
+                 "--spec", "carteso(size=4)", "--think", "0.1", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("soak ladder: OK")
+    report = json.loads(out[out.index("\n{") + 1:out.rindex("}") + 1])
+    assert report["errors"] == 0 and report["players"] == 4
+    assert report["games_at_once_per_player"] == 2 and report["games_started"] >= 4
+    assert report["actions"] > 0 and report["ack_ms"]["p95"] > 0
+    assert report["server_cpu_ms_per_action"] > 0 and isinstance(report["target_met"], bool)
+    assert soak_folders() <= before
+    assert main(["soak", "ladder", "--bots", "1"]) == 2
+
+
 def test_percentiles_are_nearest_rank():
     values = [float(v) for v in range(1, 101)]
     assert loadbench.percentile(values, 0.5) == 50.0

@@ -382,6 +382,54 @@ def test_a_ladder_pairs_idle_players_until_its_duration_ends(server, clock):
     assert len(shown["games"]) == count                      # no more games once over
 
 
+def test_a_ladder_with_games_at_once_pairs_each_player_that_many_times(server):
+    """games_at_once K: the first pairing gives each of four players K games (4 * K / 2 at
+    once), never the same two twice in a row; later pairings keep everyone under K."""
+    alice = person(server, "alice")
+    made = create(alice, format="ladder", rounds=None, games_at_once=3,
+                  players=["ai-1", "ai-2", "ai-3", "ai-4"])
+    assert made["games_at_once"] == 3
+    post(alice, made["id"], "start")
+    shown = wait_until(alice, made["id"], lambda s: len(s["games"]) >= 12)
+    first = [p for p in shown["pairings"] if p["round"] == 1]
+    assert len(first) == 6
+    seated = Counter(n for p in first for n in (p["white"], p["black"]))
+    assert set(seated.values()) == {3}
+    assert len({frozenset((p["white"], p["black"])) for p in first}) == 6
+    post(alice, made["id"], "end")
+
+
+def test_a_round_is_not_paired_once_the_tournament_stopped(tmp_path):
+    """The director reads a running tournament, then its ladder ends (or the director
+    pauses it) before the pairing is stored: the pairing is refused, nothing is stored."""
+    from sqlalchemy import create_engine
+    from boardlab.server import migrations
+    from boardlab.server.accounts.users import Users
+    from boardlab.server.tournaments import records
+    engine = create_engine(f"sqlite:///{tmp_path / 'x.db'}")
+    migrations.upgrade(engine)
+    users = Users(engine)
+    alice, bob = users.create("alice", None), users.create("bob", None)
+    made = records.add(engine, {"name": "l", "spec": SPEC, "format": "ladder",
+                                "director": alice, "clock": None, "rated": False,
+                                "rounds": None, "no_show": None, "duration": None},
+                       [alice, bob])
+    pairing = {"white": alice, "black": bob, "game_id": "g1", "score": None,
+               "forfeit": None}
+    for stopped in (records.PAUSED, records.OVER):
+        assert records.move(engine, made, (records.CREATED, records.RUNNING), stopped)
+        assert not records.pair_round(engine, made, 0, [pairing])
+        assert records.pairings_of(engine, made) == []
+        assert records.move(engine, made, (stopped,), records.RUNNING)
+    assert records.pair_round(engine, made, 0, [pairing])         # running: paired
+    assert len(records.pairings_of(engine, made)) == 1
+    assert records.move(engine, made, (records.RUNNING,), records.OVER)
+    assert not records.pair_round(engine, made, 1, [{**pairing, "game_id": "g2"}])
+    assert records.find(engine, made).round == 1
+    assert len(records.pairings_of(engine, made)) == 1
+    engine.dispose()
+
+
 # Security and refusals ---------------------------------------------------------------------
 def test_only_the_director_starts_pauses_and_ends(server):
     alice, bob = person(server, "alice"), person(server, "bob")
@@ -434,6 +482,13 @@ def test_joining_leaving_and_bad_requests(server):
                              ({"rounds": 3}, "bad_request"),
                              ({"format": "ladder", "rounds": 2}, "bad_request"),
                              ({"duration": 60}, "bad_request"),
+                             ({"games_at_once": 2}, "bad_request"),
+                             ({"format": "ladder", "rounds": None, "games_at_once": 0},
+                              "bad_request"),
+                             ({"format": "ladder", "rounds": None, "games_at_once": 21},
+                              "bad_request"),
+                             ({"format": "ladder", "rounds": None, "games_at_once": True},
+                              "bad_request"),
                              ({"no_show": -1}, "bad_request"),
                              ({"clock": {"base": 0, "increment": 0}}, "bad_clock"),
                              ({"rated": "yes"}, "bad_request"),

@@ -232,24 +232,28 @@ def _coloured(a: _Player, b: _Player) -> Pairing:
 # Ladder --------------------------------------------------------------------------------------
 def ladder_pairs(idle: Sequence[str], ratings: dict[str, float],
                  last_opponent: dict[str, str] | None = None,
-                 whites: dict[str, int] | None = None) -> list[Pairing]:
+                 whites: dict[str, int] | None = None,
+                 playing: dict[str, set[str]] | None = None) -> list[Pairing]:
     """Pairs of idle players by nearest rating (``ratings``; 0 for a missing one), the
-    best first; a player whose nearest idle neighbour was its last opponent meets the
-    next nearest when there is one. Who had fewer whites takes white. An odd one out
+    best first; a player whose nearest idle neighbour was its last opponent (or one it is
+    playing now, ``playing``: a ladder where a player is in several games at once) meets
+    the next nearest when there is one. Who had fewer whites takes white. An odd one out
     waits.
 
     >>> ladder_pairs(["a", "b", "c", "d"], {"a": 100, "b": 90, "c": 0, "d": -5})
     [('a', 'b'), ('c', 'd')]
+    >>> ladder_pairs(["a", "b", "c", "d"], {}, playing={"a": {"b", "c"}})
+    [('a', 'd'), ('b', 'c')]
     """
     last = last_opponent or {}
     played_white = whites or {}
+    busy = playing or {}
     order = sorted(idle, key=lambda name: (-ratings.get(name, 0.0), name))
     pairs: list[Pairing] = []
     while len(order) >= 2:
         first = order.pop(0)
-        pick = 0
-        if last.get(first) == order[0] and len(order) > 1:
-            pick = 1
+        avoid = busy.get(first, set()) | ({last[first]} if first in last else set())
+        pick = next((i for i, name in enumerate(order) if name not in avoid), 0)
         second = order.pop(pick)
         if played_white.get(second, 0) < played_white.get(first, 0):
             first, second = second, first

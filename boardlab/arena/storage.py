@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
-from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Integer, MetaData, String,
-                        Table, UniqueConstraint, create_engine, delete, insert, select,
-                        update)
+from sqlalchemy import (JSON, Column, Connection, DateTime, Float, ForeignKey, Integer,
+                        MetaData, String, Table, UniqueConstraint, create_engine, delete,
+                        insert, select, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError, SQLAlchemyError
 
 from ..core.errors import BoardlabError
@@ -152,8 +153,9 @@ class Store:
                                                           tournament_id).order_by(games.c.idx)))
 
     def add_game(self, tournament_id: int, index: int, sides, seed: int, scores,
-                 result: dict) -> None:
-        """Store one finished game with its record (one transaction)."""
+                 result: dict, also: Callable[[Connection], None] | None = None) -> None:
+        """Store one finished game with its record (one transaction); ``also(db)`` writes
+        more in the same transaction (the server's copy of the game: both or neither)."""
         row = dict(tournament_id=tournament_id, idx=index, sides=list(sides), seed=seed,
                    returns=result["returns"], scores=scores, forfeit=result["forfeit"],
                    actions=result["actions"], seconds=result["seconds"],
@@ -161,6 +163,8 @@ class Store:
         try:
             with self.engine.begin() as db:
                 db.execute(insert(games).values(**row))
+                if also is not None:
+                    also(db)
         except IntegrityError as error:
             if not self._has_game(tournament_id, index):     # not just stored by another runner
                 raise BoardlabError(f"cannot store game {index}: {_first_line(error)}") \

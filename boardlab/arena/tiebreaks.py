@@ -11,8 +11,8 @@ its Bradley–Terry ratings: the one standings code of the arena and the server
   byes are no evidence of strength).
 
 The order: score, then Buchholz and Sonneborn–Berger in a Swiss, Sonneborn–Berger in a
-round robin (where Buchholz only mirrors the score), then wins, then the name; a ladder
-ranks by rating, then score.
+round robin or a gauntlet (where Buchholz only mirrors the score), then wins, then the name;
+a ladder ranks by rating, then score.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from .pairing import Result
 from .ratings import bradley_terry
 
-FORMATS = ("round-robin", "swiss", "ladder")
+FORMATS = ("round-robin", "swiss", "ladder", "gauntlet")
 
 
 @dataclass
@@ -110,7 +110,7 @@ def _key(format: str):
     if format == "ladder":
         return lambda line: (-(line.rating if line.rating is not None else 0.0),
                              -line.score, line.player)
-    if format == "round-robin":
+    if format in ("round-robin", "gauntlet"):
         return lambda line: (-line.score, -line.sonneborn_berger, -line.wins, line.player)
     return lambda line: (-line.score, -line.buchholz, -line.sonneborn_berger, -line.wins,
                          line.player)

@@ -11,6 +11,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 from collections.abc import Callable
+from typing import Protocol
+
+from sqlalchemy import Connection
 
 from ..agents import make_agent
 from ..core.errors import BoardlabError
@@ -103,19 +106,44 @@ class Progress:
     last: dict | None = None
 
 
-class Tournament:
-    """A tournament in a store: run (or resume) it, and read its standings."""
+class Mirror(Protocol):
+    """A copy of the tournament kept elsewhere as it is played (the server's tables,
+    server/tournaments/arena_link.py), written in the transaction of each game."""
 
-    def __init__(self, store: Store, name: str, config: dict):
-        self.store, self.name, self.config = store, name, config
+    def open(self, tournament: Tournament) -> None:
+        """The run starts (the tournament is held): make or find the copy, add the games
+        stored without it."""
+
+    def add(self, db: Connection, tournament: Tournament, scheduled, scores: list[float],
+            result: dict) -> None:
+        """Copy one finished game, in the transaction ``db`` that stores it."""
+
+    def close(self, tournament: Tournament, over: bool) -> None:
+        """The run ends: ``over`` when every scheduled game is stored."""
+
+    def where(self) -> str:
+        """Where the copy is shown (after ``open``)."""
+
+
+class Tournament:
+    """A tournament in a store: run (or resume) it, and read its standings; ``mirror``
+    copies it (the server's tables when the store is a server's database)."""
+
+    def __init__(self, store: Store, name: str, config: dict, mirror: Mirror | None = None):
+        self.store, self.name, self.config, self.mirror = store, name, config, mirror
         self.id = store.open_tournament(name, config)
         self.game = make(config["game"])
         self.games = schedule_of(config)
         self._held = False
 
     @classmethod
-    def resume(cls, store: Store, name: str) -> Tournament:
-        return cls(store, name, store.config(name))
+    def resume(cls, store: Store, name: str, mirror: Mirror | None = None) -> Tournament:
+        return cls(store, name, store.config(name), mirror)
+
+    @property
+    def games_a_round(self) -> int:
+        """The scheduled games of one round (the schedule repeats each round)."""
+        return max(1, len(self.games) // max(1, self.config["rounds"]))
 
     def pending(self) -> list:
         done = {row.idx for row in self.store.finished_games(self.id)}
@@ -145,7 +173,13 @@ class Tournament:
         """Play every pending game, holding the tournament; ``on_game`` hears about
         each one as it is stored. ``ray_batch``: games per Ray task (see ``execute``)."""
         with self.held():
-            return self._run(jobs, ray_address, on_game, ray_batch)
+            if self.mirror is None:
+                return self._run(jobs, ray_address, on_game, ray_batch)
+            self.mirror.open(self)
+            try:
+                return self._run(jobs, ray_address, on_game, ray_batch)
+            finally:
+                self.mirror.close(self, not self.pending())
 
     def _run(self, jobs, ray_address, on_game, ray_batch=None) -> list[Standing]:
         pending = self.pending()
@@ -160,12 +194,19 @@ class Tournament:
                 continue
             scores = side_scores(self.game, result["returns"])
             self.store.add_game(self.id, scheduled.index, scheduled.sides, scheduled.seed,
-                                scores, result)
+                                scores, result, self._copy(scheduled, scores, result))
             done += 1
             if on_game:
                 on_game(Progress(done, len(self.games), self.standings(),
                                  {**result, "sides": scheduled.sides, "scores": scores}))
         return self.standings()
+
+    def _copy(self, scheduled, scores: list[float], result: dict):
+        """The mirror's writer of one game (None without a mirror)."""
+        mirror = self.mirror
+        if mirror is None:
+            return None
+        return lambda db: mirror.add(db, self, scheduled, scores, result)
 
     # Standings --------------------------------------------------------------------------
     def rows(self) -> list:

@@ -123,14 +123,16 @@ class Load:
             self.finished += all(ended)
 
     async def seat(self, game: dict, seat: int, link: str, sent: dict,
-                   rng: random.Random) -> bool:
-        """One bot; True when its game ended (not the time)."""
+                   rng: random.Random, headers: dict | None = None) -> bool:
+        """One bot; True when its game ended (not the time). ``headers``: a bot account's
+        ``Authorization`` (the ladder benchmark), else ``link`` holds the seat's token."""
         _, connect, WebSocketException = _libraries()
         loop = asyncio.get_running_loop()
         keys: dict[str, float] = {}
         acted, last, count = None, 0.0, 0
         try:
-            async with connect(link, open_timeout=WAIT, close_timeout=1) as ws:
+            async with connect(link, open_timeout=WAIT, close_timeout=1,
+                               additional_headers=headers) as ws:
                 while self.running:
                     try:
                         text = await asyncio.wait_for(ws.recv(), max(0.01, min(

@@ -110,8 +110,10 @@ def cmd_tournament(args) -> int:
     sides, kind = len(sides_of(game)), ratings_kind(game)
     try:
         with tournament.held():        # a second runner of it is refused, named the holder
+            shown = " (and the server's tables: its /tournaments page)" \
+                if tournament.mirror is not None else ""
             print(f"tournament {name!r}: {game.spec}, {len(tournament.games)} games, "
-                  f"{len(tournament.pending())} to play; results in {store.safe_url}",
+                  f"{len(tournament.pending())} to play; results in {store.safe_url}{shown}",
                   file=sys.stderr)
             with LiveBoard(f"{name}", sides, kind) as board:
                 standings = tournament.run(args.jobs, args.ray, on_game=board,
@@ -121,8 +123,17 @@ def cmd_tournament(args) -> int:
               f"tournament --resume {name} --db {args.db or store.url}", file=sys.stderr)
         return 130
     print(standings_text(standings, sides, kind), end="")
+    mirror = tournament.mirror
+    if mirror is not None:
+        print(f"on the server's pages: {mirror.where()}")
     _plot(standings, kind, args.plot or f"{name}.png", f"{name}: {game.spec}")
     return 0
+
+
+def _mirror(store):
+    """The server's copy when ``store`` is a server's database (docs/arena.md)."""
+    from ..server.tournaments.arena_link import server_mirror
+    return server_mirror(store)
 
 
 def _resumed_tournament(args):
@@ -140,7 +151,7 @@ def _resumed_tournament(args):
         raise BoardlabError(f"--resume takes the whole configuration from the database: "
                             f"do not give {', '.join(given)}")
     store = Store(args.db, create=False)          # checked first: bad input makes no file
-    return store, Tournament.resume(store, args.resume)
+    return store, Tournament.resume(store, args.resume, _mirror(store))
 
 
 def _new_tournament(args):
@@ -161,7 +172,7 @@ def _new_tournament(args):
     name = args.name or f"{make(args.spec).name}-{args.format or 'round-robin'}-" \
         f"{datetime.now():%Y%m%d-%H%M%S}"
     store = Store(args.db)
-    return store, Tournament(store, name, config)
+    return store, Tournament(store, name, config, _mirror(store))
 
 
 def cmd_standings(args) -> int:
@@ -288,7 +299,8 @@ def add_parsers(sub) -> None:
     tournament.add_argument("--name", help="tournament name (default GAME-FORMAT-TIME)")
     tournament.add_argument("--resume", metavar="NAME", help="continue a stored tournament")
     tournament.add_argument("--db", help="database URL or SQLite file (default "
-                            "boardlab-tournaments.db)")
+                            "boardlab-tournaments.db); a server's database (boardlab db "
+                            "upgrade, or serve): the tournament shows on its pages too")
     tournament.add_argument("--seed", type=int, help="chance seed of the first round "
                             "(default 1)")
     tournament.add_argument("--max-actions", type=int, help="stop (unfinished) games this "

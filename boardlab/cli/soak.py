@@ -1,4 +1,5 @@
-"""``boardlab soak``: the checks of a real server (durability, concurrency, secrets, load)
+"""``boardlab soak``: the checks of a real server (durability, concurrency, secrets, load,
+ladder)
 and the reliability checks, all from :mod:`boardlab.checks`."""
 from __future__ import annotations
 
@@ -44,6 +45,14 @@ def cmd_soak(args) -> int:
         report = secrets([(_valid_specs(SECRETS_CARDS), args.cartagena),
                           (_valid_specs(SECRETS_SQUARES), args.ctor)],
                          parallel=args.parallel, seed=args.seed)
+    elif args.check == "ladder":
+        from ..checks.ladderbench import ladder
+        if args.bots < 2 or args.games < 1 or args.seconds <= 0 or args.think < 0 or \
+                not 0 <= args.house <= 5:
+            raise BoardlabError("--bots must be at least 2, --games at least 1, --seconds "
+                                "above 0, --think at least 0 and --house 0 to 5")
+        report = ladder(args.spec, args.bots, args.games, args.seconds, house=args.house,
+                        think=args.think, db=args.db, seed=args.seed)
     else:
         from ..checks.loadbench import load
         if args.games < 1 or args.seconds <= 0 or args.think < 0:
@@ -142,6 +151,24 @@ def add_parsers(sub) -> None:
                         "quick person; 0: it answers at once, a saturation test)")
     _processes_argument(loaded, "each game's two seats play through different ones")
     loaded.add_argument("--seed", type=int, help="seed of the bots")
+    laddered = checks.add_parser("ladder", help="a ladder of bot accounts playing through "
+                                 "the bot API (event stream and game socket), several games "
+                                 "at once each: latencies, games at once, CPU per action")
+    laddered.add_argument("--bots", type=int, default=50, help="bot accounts (default 50)")
+    laddered.add_argument("--house", type=int, default=0, help="house bots ai-1 ... ai-N in "
+                          "the ladder too (0 to 5; default 0: their AI seats think in the "
+                          "server, which the CPU figure then includes)")
+    laddered.add_argument("--games", type=int, default=200, help="games at once the ladder "
+                          "is to hold: each player may be in ceil(2 x games / players) "
+                          "(default 200)")
+    laddered.add_argument("--seconds", type=float, default=60, help="how long (default 60)")
+    laddered.add_argument("--db", help="database URL or SQLite file (default: a file in a "
+                          "temporary folder)")
+    laddered.add_argument("--spec", default=LOAD_SPEC, help="the game played, two seats "
+                          f"(default {LOAD_SPEC})")
+    laddered.add_argument("--think", type=float, default=1.0, help="mean seconds a bot "
+                          "thinks before a move (default 1; 0: at once)")
+    laddered.add_argument("--seed", type=int, help="seed of the bots")
     reliable = checks.add_parser("reliability", help="in turn, for a bounded time: fuzzed "
                                  "records, hidden views of random positions, hostile "
                                  "engines, tournaments killed with SIGKILL and resumed")

@@ -111,6 +111,7 @@ class Bridge:
         self.version = -1
         self.latest: dict | None = None        # the newest sync/update
         self.increment = 0.0                   # the game's Fischer increment (from sync)
+        self.per_move = False                  # a correspondence clock (days per move)
         self.thinking: asyncio.Task | None = None
         self.pending: dict | None = None       # the action or resign sent, not yet answered
         self.retries = 0
@@ -221,7 +222,9 @@ class Bridge:
 
     def _position(self, message: dict) -> None:
         if message["type"] == "sync":
-            self.increment = float((message.get("clock") or {}).get("increment") or 0.0)
+            clock = message.get("clock") or {}
+            self.increment = float(clock.get("increment") or 0.0)
+            self.per_move = "days" in clock         # correspondence: the engine's own time
             if self.game is None:
                 self._start(message)
         elif message["version"] < self.version:
@@ -294,7 +297,7 @@ class Bridge:
         already, ``elapsed``) and the game's increment, for the engine's ``go`` line."""
         name = self.game.seat_names[seat]
         clock = (view.get("clocks") or {}).get(name)
-        if clock is None:
+        if clock is None or self.per_move:      # no clock, or days per move
             return None
         used = ((self.latest or {}).get("elapsed") or {}).get(name, 0.0)
         return {"clock": max(0.0, clock - used), "increment": self.increment}

@@ -39,11 +39,14 @@ class UndoError(BoardlabError):
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Seconds per move, or a clock per seat for the whole game plus an increment."""
+    """Seconds per move, or a clock per seat for the whole game plus an increment; with
+    ``refill`` the clock is full again after each move of its seat (a correspondence clock:
+    ``game`` seconds for every move, unused time not kept)."""
 
     move: float | None = None
     game: float | None = None
     increment: float = 0.0
+    refill: bool = False
 
     def __post_init__(self) -> None:
         if self.move is not None and self.game is not None:
@@ -57,11 +60,15 @@ class TimeControl:
                                 f"{self.increment}")
         if self.increment and self.game is None:
             raise BoardlabError("an increment needs a time per game (--game-time)")
+        if self.refill and (self.game is None or self.increment):
+            raise BoardlabError("a clock refilled after each move has a time and no increment")
 
     def budget(self, clock: float | None) -> dict[str, Any] | None:
         """The budget handed to an agent: ``time`` always, ``clock`` with a game clock."""
         if self.move is not None:
             return {"time": self.move}
+        if self.refill:
+            return None             # days per move: the agent's own budget, as with no clock
         if self.game is not None:
             assert clock is not None, "a game clock is set when there is a time per game"
             share = max(0.001, clock / 30 + self.increment * 0.8)
@@ -72,6 +79,8 @@ class TimeControl:
     def describe(self) -> str:
         if self.move is not None:
             return f"{self.move:g} s/move"
+        if self.refill:
+            return f"{self.game:g} s for each move"
         if self.game is not None:
             return f"{self.game:g} s/game + {self.increment:g} s/move"
         return "agents' own budgets"
@@ -210,7 +219,8 @@ class GameDriver:
 
     # Clocks ---------------------------------------------------------------------------
     def charge(self, seat: int, used: float) -> float | None:
-        """Take ``used`` seconds off ``seat``'s game clock, then add the increment.
+        """Take ``used`` seconds off ``seat``'s game clock, then add the increment (a
+        refilled clock is full again).
 
         Returns what was left before the increment: below zero, the seat overstepped
         its time (the increment of a move does not pay for that move's overrun).
@@ -219,7 +229,8 @@ class GameDriver:
         if clock is None:
             return None
         left = clock - used
-        self.clocks[seat] = left + self.time_control.increment
+        self.clocks[seat] = self.time_control.game if self.time_control.refill \
+            else left + self.time_control.increment
         return left
 
     def _log_clocks(self) -> None:

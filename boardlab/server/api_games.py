@@ -15,9 +15,10 @@ from starlette.responses import JSONResponse, Response
 from ..core.game import Game
 from ..core.record import iso_time
 from ..core.registry import make
-from .accounts.holders import holders_of
+from .accounts.holders import holders_of, listed_holders
 from .accounts.seats import claim_new_game, joining_account
 from .clients import Window
+from . import clocks
 from .hub import MAX_SEED
 from .messages import ProtocolError
 from .rest import (ApiError, api_url, body, configured_game, hub_of, page_url, room_of,
@@ -25,7 +26,6 @@ from .rest import (ApiError, api_url, body, configured_game, hub_of, page_url, r
 from .seats import SeatError, parse_seats, players, public_seats
 from .store import ABORTED, ACTIVE, OVER
 
-MAX_CLOCK = 30 * 86400       # seconds: a Fischer clock's base, and its increment
 MAX_ANALYSIS = 5.0           # seconds an analysis may think
 ADDRESSES_KEPT = 10_000      # client addresses whose create windows are kept
 
@@ -51,7 +51,7 @@ async def create_game(request: Request) -> JSONResponse:
     except SeatError as error:
         raise ApiError("bad_seats", str(error)) from None
     pool = await claim_new_game(request, game, seats, data.get("rated", False),
-                                data.get("hotseat", False))
+                                data.get("hotseat", False), clock)
     room = await hub_of(request).create(game.spec, seats, seed, clock, pool=pool)
     listed = public_seats(game, seats)
     for seat, token in tokens.items():
@@ -90,12 +90,13 @@ async def list_games(request: Request) -> JSONResponse:
     hub = hub_of(request)
     rows = await asyncio.to_thread(hub.store.listing, int(limit),
                                    hub.lifecycle.idle_since())
+    holders = await asyncio.to_thread(listed_holders, hub.store.engine, rows)
     listed = []
     for row in rows:
         result = row.result
         if result is None and row.status == OVER:       # ended before results were kept
             result = await hub.finished_result(row.id)
-        listed.append({**_listed(row), "result": result})
+        listed.append({**_listed(row, holders.get(row.id)), "result": result})
     return JSONResponse({"games": listed})
 
 
@@ -235,26 +236,18 @@ def _seed(seed) -> int | None:
 
 
 def _clock(clock) -> dict | None:
-    """A create request's clock: null (correspondence) or {"base": s, "increment": s}."""
-    if clock is None:
-        return None
-    if not isinstance(clock, dict) or set(clock) != {"base", "increment"} or \
-            not _seconds(clock["base"], 0) or clock["base"] == 0 or \
-            not _seconds(clock["increment"], 0):
-        raise ApiError("bad_clock", f"'clock' is null or {{\"base\": SECONDS, "
-                       f"\"increment\": SECONDS}} (0 < base, 0 <= increment, both at most "
-                       f"{MAX_CLOCK})")
-    return {"base": float(clock["base"]), "increment": float(clock["increment"])}
+    """A request's clock (clocks.py): null, {"days": N} or {"base", "increment"}; 400
+    bad_clock saying what is wrong."""
+    try:
+        return clocks.parse(clock)
+    except clocks.ClockError as error:
+        raise ApiError("bad_clock", str(error)) from None
 
 
-def _seconds(value, low: float) -> bool:
-    """Whether ``value`` is a JSON number of seconds from ``low`` to MAX_CLOCK."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and \
-        low <= value <= MAX_CLOCK
-
-
-def _listed(row) -> dict:
+def _listed(row, holders: dict[int, dict] | None = None) -> dict:
+    """A game as the lobby lists it: its seats name the accounts holding them."""
     game = game_of(row.spec)
     return {"id": row.id, "spec": game.public_spec, "status": row.status, "clock": row.clock,
-            "version": row.version, "seats": public_seats(game, row.seats),
+            "rated": row.pool is not None, "pool": row.pool, "version": row.version,
+            "seats": public_seats(game, row.seats, holders),
             "created": row.created.isoformat(), "updated": row.updated.isoformat()}

@@ -78,8 +78,10 @@ class Hub:
                 return None
             actions = await asyncio.to_thread(self.store.log, game_id)
             chat = await asyncio.to_thread(self.store.chat, game_id, CHAT_KEPT)
-            room = self._live(Room(self, row.id, row.spec, row.seed, row.seats, actions,
-                                   row.clock, row.rematch, chat))
+            room = Room(self, row.id, row.spec, row.seed, row.seats, actions, row.clock,
+                        row.rematch, chat)
+            room.turns.resume(row.created)      # a correspondence clock's turns go on
+            self._live(room)
             if self.store.shared:               # a notice that came while it loaded was
                 for what in CHANGES:            # dropped: read again
                     await room.replica.catch_up(what)

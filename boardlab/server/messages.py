@@ -58,7 +58,7 @@ CODES = {
     "bad_request": "a REST request with missing, unknown or out-of-range fields",
     "bad_spec": "a game spec that names no game or sets a bad option",
     "bad_seats": "seats that do not fit the game (count, kinds, an AI's agent spec)",
-    "bad_clock": "a clock that is not null or {base, increment} in range",
+    "bad_clock": "a clock that is not null, {days} or {base, increment} in range",
     "no_sgf": "a record as SGF of a game whose records do not come as SGF",
     "not_open": "a join of a seat that is not open",
     "busy": "as many analyses (or reviews) as the server allows are running: try again "

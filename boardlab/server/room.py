@@ -23,12 +23,13 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 
-from ..core.driver import GameDriver, TimeControl, UndoError
+from ..core.driver import GameDriver, UndoError
 from ..core.errors import IllegalMoveError, NotationError
 from ..core.registry import make
 from .ai_seats import AiSeats
 from .chat import Chat
 from .clients import Client
+from .clocks import time_control
 from .events import Announce, ChatLine, Events, Reply, Send, Sync, Tell, Update
 from .explain import Explainer
 from .log_entries import DRAW, RESIGN, TIMEOUT, Kind, LogEntry, move, perform, undo
@@ -48,13 +49,6 @@ if TYPE_CHECKING:
     from .hub import Hub
 
 log = logging.getLogger("boardlab.server")
-
-
-def time_control(clock: dict | None) -> TimeControl:
-    """The driver's time control of a stored clock (None: correspondence, no clock)."""
-    if not clock:
-        return TimeControl()
-    return TimeControl(game=clock["base"], increment=clock["increment"])
 
 
 class Room:
@@ -92,10 +86,18 @@ class Room:
                                  time_control=time_control(self.clock))
         self.actions: list[Action] = []
         self.keys: dict[str, tuple[int, int]] = {}
+        refill = self.driver.time_control.refill        # a correspondence clock
+        acting, began = set(self.acting()), {}
         for action in actions:
             self.replay(action)
+            if refill:                                  # when each seat's turn began
+                now_acting = set(self.acting())
+                began.update({seat: action.at for seat in now_acting
+                              if seat not in acting or seat == action.seat})
+                acting = now_acting
         self.turns.recount()
         self.turns.restart()
+        self.turns.began = began
 
     def replay(self, action: Action) -> None:
         """Perform a logged action (with its stored clocks) and log it in memory."""

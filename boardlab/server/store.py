@@ -11,7 +11,7 @@ upgraded when a store opens (migrations/: Alembic).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, UTC
 
 from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer, MetaData,
@@ -110,12 +110,14 @@ class ChatMessage:
 @dataclass(frozen=True)
 class Action:
     """One logged action: ``seat`` played ``move`` (notation, ``resign``, or a server
-    entry starting with ``!``); ``clocks``: the remaining seconds per seat after it."""
+    entry starting with ``!``); ``clocks``: the remaining seconds per seat after it;
+    ``at``: when it was stored (read from the log; None for one not read back)."""
 
     seat: int
     move: str
     key: str | None = None
     clocks: list | None = None
+    at: datetime | None = field(default=None, compare=False)
 
 
 class Store:
@@ -259,11 +261,12 @@ class Store:
     def log(self, game_id: str, start: int = 0) -> list[Action]:
         """The game's actions in order, from action number ``start`` on (another server
         process's new actions: only those are read)."""
-        query = select(actions.c.seat, actions.c.move, actions.c.key, actions.c.clocks) \
+        query = select(actions.c.seat, actions.c.move, actions.c.key, actions.c.clocks,
+                       actions.c.created) \
             .where(actions.c.game_id == game_id, actions.c.idx >= start) \
             .order_by(actions.c.idx)
         with self.engine.connect() as db:
-            return [Action(row.seat, row.move, row.key, row.clocks)
+            return [Action(row.seat, row.move, row.key, row.clocks, row.created)
                     for row in db.execute(query)]
 
     def add_chat(self, game_id: str, message: ChatMessage) -> None:

@@ -4,6 +4,13 @@ and the watcher that logs a loss on time (or an abort) with no client message ne
 The driver keeps each seat's remaining clock as it was when the seat's turn began; this
 piece knows when that was, on the server's clock (``hub.clock``, a fake one in tests).
 
+**A correspondence clock** (``{"days": N}``, clocks.py) is a clock of N days refilled after
+each move; its turns last days, so a restart must not start them again: when a game is
+loaded from its log (:meth:`TurnClock.resume`), each acting seat's turn began when the
+logged action that gave it the turn was stored (the game's creation when none did), on the
+server's wall clock (``lifecycle.wall``); a seat whose days ran out while the server was
+down loses on time as soon as the game is loaded.
+
 **The opening** (lifecycle.py): until every side (team) has made a move no clock runs
 and no move is charged; a timed game whose acting seat does not move within the
 server's first-move limit is then aborted (``!abort``), not lost. The clocks start when
@@ -14,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from .log_entries import ABORT, TIMEOUT
@@ -34,6 +42,8 @@ class TurnClock:
         self.started: dict[int, float] = {}    # when each acting seat's turn began
         self.timer: asyncio.Task | None = None
         self.opening = True                     # some side has not moved yet: no clock runs
+        #: a correspondence clock's turns: when (wall time, from the log) each seat's began
+        self.began: dict[int, datetime | None] = {}
 
     def used(self, seat: int) -> float:
         """The seconds ``seat`` has thought in its current turn."""
@@ -79,10 +89,24 @@ class TurnClock:
                         if not reset and seat != mover and seat in started else now
                         for seat in self.room.acting()}
 
+    def resume(self, created: datetime) -> None:
+        """A game loaded from its log (``created``: when the game was made): the turns of a
+        correspondence clock began when the log says, not now."""
+        if not self.room.driver.time_control.refill:
+            return
+        hub = self.room.hub
+        wall, now = hub.lifecycle.wall(), hub.clock.now()
+        for seat in self.started:
+            began = self.began.get(seat, created)
+            if began is not None:
+                began = began if began.tzinfo else began.replace(tzinfo=UTC)
+                self.started[seat] = now - max(0.0, (wall - began).total_seconds())
+
     def limit(self, seat: int) -> float:
         """The seconds ``seat`` has in this turn: its clock, or in the opening the
-        server's first-move limit (infinity: none)."""
-        if self.opening:
+        server's first-move limit (infinity: none); a correspondence clock's days in the
+        opening too."""
+        if self.opening and not self.room.driver.time_control.refill:
             return self.room.hub.lifecycle.first_move_limit or math.inf
         return self.left(seat)
 

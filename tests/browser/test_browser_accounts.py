@@ -33,7 +33,7 @@ def rating_of(client, server, name: str) -> str:
     page = client.page
     page.goto(f"{server.url}/user/{name}")
     page.locator("body[data-loaded=true]").wait_for()
-    return page.locator('#ratings tr[data-pool="carteso-5"] td.rating').inner_text()
+    return page.locator('#ratings tr[data-pool="carteso-5-correspondence"] td.rating').inner_text()
 
 
 def test_two_people_play_a_rated_game_and_see_their_ratings(server, open_page):
@@ -62,7 +62,8 @@ def test_two_people_play_a_rated_game_and_see_their_ratings(server, open_page):
         assert (value > 1500) == (name == winner)
     assert rating_of(alice, server, "bob") == shown["bob"]      # seen from the other side
     games = alice.page.locator("#profile-games li").all_inner_texts()
-    assert any("rated (carteso-5)" in text and "1500 →" in text for text in games)
-    chart = alice.page.locator("#rating-history svg.rating-chart polyline[data-pool='carteso-5']")
+    assert any("rated (carteso-5-correspondence)" in text and "1500 →" in text for text in games)
+    chart = alice.page.locator("#rating-history svg.rating-chart "
+                               "polyline[data-pool='carteso-5-correspondence']")
     assert chart.count() == 1 and len(chart.get_attribute("points").split()) == 1
     assert alice.errors == [] and bob.errors == []

@@ -62,3 +62,34 @@ def test_a_seek_accepted_by_another_person(server, open_page):
     assert held_seats(omar)
     assert sorted(held_seats(omar) + held_seats(nina)) == [0, 1]
     assert omar.errors == [] and nina.errors == []
+
+
+def test_the_games_list_names_the_accounts_of_a_rated_game(server, open_page):
+    """The lobby's public list names the accounts holding a game's seats, with their
+    ratings in a rated game's pool ("?": provisional), to anyone, signed in or not."""
+    pia = open_page(server.url + "/signin", "pia", game_page=False)
+    ravi = open_page(server.url + "/signin", "ravi", game_page=False)
+    sign_up(pia, "pia")
+    sign_up(ravi, "ravi")
+    pia.page.locator("#rated").check()
+    pia.page.locator("#clock-kind").select_option("days")
+    pia.page.locator("#clock-days").fill("2")
+    pia.page.locator("#seek-create").click()
+    mine = pia.page.locator("#seeks li[data-mine=true]")
+    mine.wait_for()
+    assert "2 days per move" in mine.inner_text() and "correspondence" in mine.inner_text()
+    theirs = ravi.page.locator(f'#seeks li[data-seek="{mine.get_attribute("data-seek")}"]')
+    theirs.locator("button.accept").click()
+    ravi.page.wait_for_url("**/game/**")
+    game_id = ravi.page.url.rsplit("/", 1)[1]
+    assert held_seats(ravi)                             # the clocks show days and hours
+    assert ravi.page.locator("#players [data-clock]").all_text_contents() == ["2d 0h"] * 2
+    visitor = open_page(server.url + "/", "visitor", game_page=False)
+    row = visitor.page.locator(f'#games li[data-game="{game_id}"]')
+    row.locator(".player").first.wait_for()
+    names = sorted(row.locator(".player a").all_text_contents())
+    assert names == ["pia", "ravi"]
+    assert row.locator(".player .rating").all_text_contents() == [" (1500?)"] * 2
+    assert "-correspondence)" in row.locator(".game-meta").inner_text()
+    assert row.locator(".bot-badge").count() == 0
+    assert visitor.errors == [] and pia.errors == [] and ravi.errors == []

@@ -27,6 +27,7 @@ from .bots import house_level
 from .pairing import check_pairable, new_game_id, seats_for
 from .schema import challenges, users
 from .users import now
+from ...core.speeds import speed_of
 
 OPEN, ACCEPTED, DECLINED, CANCELLED = "open", "accepted", "declined", "cancelled"
 MAX_OPEN = 20                   # open challenges one account may have made
@@ -91,7 +92,8 @@ def public(row) -> dict:
     game = game_of(row.spec)
     return {"id": row.id, "from": {"username": row.from_name, "bot": row.from_bot},
             "to": {"username": row.to_name, "bot": row.to_bot}, "spec": game.public_spec,
-            "game_name": game.name, "clock": row.clock, "rated": row.rated,
+            "game_name": game.name, "clock": row.clock, "speed": speed_of(row.clock),
+            "rated": row.rated, "pool": check_pairable(game, row.rated, row.clock),
             "seat": row.seat, "status": row.status, "reason": row.reason,
             "game": row.game_id, "created": row.created.isoformat()}
 
@@ -103,7 +105,7 @@ async def start(request: Request, row) -> str:
     accounts = request.app.state.accounts
     engine = accounts.users.engine
     game = game_of(row.spec)
-    pool = check_pairable(game, row.rated)
+    pool = check_pairable(game, row.rated, row.clock)
     challenger = await asyncio.to_thread(_user, engine, row.challenger)
     challenged = await asyncio.to_thread(_user, engine, row.challenged)
     game_id = new_game_id()
@@ -130,8 +132,8 @@ async def create_challenge(request: Request) -> JSONResponse:
     data = await body(request, required={"to", "spec"}, optional={"clock", "rated", "seat"})
     game = configured_game(data["spec"])
     rated = data.get("rated", False)
-    check_pairable(game, rated)
     clock = checked_clock(data.get("clock"))
+    check_pairable(game, rated, clock)
     seat = data.get("seat")
     if seat is not None and seat not in (0, 1) or isinstance(seat, bool):
         raise ApiError("bad_request", "'seat' is the challenger's seat: 0, 1 or null "

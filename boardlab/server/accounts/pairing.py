@@ -1,6 +1,6 @@
 """A game between two accounts, made when a challenge or a seek is accepted: an ordinary
 server game whose seats are held by the accounts (a house bot's seat is an AI seat of its
-level, held by its account). The game is rated in the pool of its spec when asked for."""
+level, held by its account). The game is rated in the pool of its spec and clock when asked for."""
 from __future__ import annotations
 
 import secrets
@@ -12,8 +12,9 @@ from .bots import house_level
 from .ratings import NotRatable, pool_of
 
 
-def check_pairable(game: Game, rated) -> str | None:
-    """The pool of a game two accounts may play (None: casual); ApiError otherwise."""
+def check_pairable(game: Game, rated, clock: dict | None) -> str | None:
+    """The pool of a game two accounts may play on ``clock`` (None: casual); ApiError
+    otherwise."""
     if not isinstance(rated, bool):
         raise ApiError("bad_request", "'rated' must be true or false")
     if game.num_seats != 2:
@@ -22,7 +23,7 @@ def check_pairable(game: Game, rated) -> str | None:
     if not rated:
         return None
     try:
-        return pool_of(game)
+        return pool_of(game, clock)
     except NotRatable as error:
         raise ApiError("bad_spec", str(error)) from None
 

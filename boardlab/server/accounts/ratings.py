@@ -1,7 +1,9 @@
 """Rated games: their pool, and the rating update when one ends.
 
-A pool is a game family and the options its game declares as naming pools
-(``Game.rating_options``: ``carteso-9``, ``ctor-8-1v1``); a rated game keeps every other
+A pool is a game family (its name and the options its game declares as naming pools,
+``Game.rating_options``) and the speed of the game's clock as lichess estimates it
+(core/speeds.py; a correspondence clock or none: ``correspondence``):
+``carteso-9-blitz``, ``ctor-8-1v1-correspondence``. A rated game keeps every other
 option at its default, and is rated when it ends with every seat held by a different
 account: by Glicko-2 when it has two sides of one seat each, else (Cartagena's 3-5
 players, CTOR's teams) by OpenSkill's Weng-Lin model on Glicko-2's scale
@@ -26,6 +28,7 @@ from sqlalchemy.exc import OperationalError
 from ...arena.glicko2 import LICHESS, Rating, provisional, rate_game
 from ...arena.weng_lin import rate_sides, scores_of
 from ...core.game import Game
+from ...core.speeds import speed_of
 from ..store import games
 from .schema import history, rated_games, ratings
 from .users import now
@@ -38,8 +41,8 @@ class NotRatable(ValueError):
     """A game that cannot be rated (the message says why)."""
 
 
-def pool_of(game: Game) -> str:
-    """The rating pool of a configured game, or NotRatable."""
+def family_of(game: Game) -> str:
+    """The game family of a configured game (``carteso-9``), or NotRatable."""
     changed = [option.name for option in type(game).declared_options
                if option.name not in game.rating_options + game.rating_free_options
                and not option.analysis
@@ -50,6 +53,13 @@ def pool_of(game: Game) -> str:
                          f"{', '.join(changed)} differ")
     return "-".join([game.name, *(str(game.options[name]).lower()
                                   for name in game.rating_options)])
+
+
+def pool_of(game: Game, clock: dict | None) -> str:
+    """The rating pool of a configured game played on ``clock`` (a stored clock: None,
+    ``{"base", "increment"}`` or ``{"days"}``): its family and its speed; NotRatable when
+    the game cannot be rated."""
+    return f"{family_of(game)}-{speed_of(clock)}"
 
 
 def scores(returns: list[float]) -> list[float]:

@@ -237,7 +237,7 @@ async def leaderboard(request: Request) -> JSONResponse:
     marked)."""
     pool = request.path_params["pool"]
     if not POOL.fullmatch(pool):
-        raise ApiError("bad_request", "a pool is a name like carteso-9")
+        raise ApiError("bad_request", "a pool is a name like carteso-9-blitz")
     rows = await asyncio.to_thread(accounts_of(request).users.leaderboard, pool)
     return JSONResponse({"pool": pool, "players": [
         {"rank": rank, "username": row.username, "bot": row.bot, **public(row)}

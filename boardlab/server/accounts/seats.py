@@ -33,9 +33,9 @@ log = logging.getLogger("boardlab.server")
 
 
 async def claim_new_game(request: Request, game: Game, seats: list[dict], rated,
-                         hotseat: bool) -> str | None:
+                         hotseat: bool, clock: dict | None) -> str | None:
     """Give the signed-in creator's account its seats (in ``seats``); the rating pool of a
-    rated game (None: casual). ApiError when a rated game cannot be."""
+    rated game on ``clock`` (None: casual). ApiError when a rated game cannot be."""
     if not isinstance(rated, bool):
         raise ApiError("bad_request", "'rated' must be true or false")
     user = await current_user(request) if request.cookies else None
@@ -44,7 +44,7 @@ async def claim_new_game(request: Request, game: Game, seats: list[dict], rated,
         if user is None:
             raise ApiError("not_signed_in", "sign in to create a rated game")
         try:
-            pool = pool_of(game)
+            pool = pool_of(game, clock)
         except NotRatable as error:
             raise ApiError("bad_spec", str(error)) from None
         kinds = [seat["kind"] for seat in seats]

@@ -75,7 +75,7 @@ def rating_in(engine: Engine, user_id: int, pool: str) -> float:
 
 def public(row) -> dict:
     game = game_of(row.spec)
-    pool = check_pairable(game, row.rated)
+    pool = check_pairable(game, row.rated, row.clock)
     return {"id": row.id, "user": {"username": row.username, "bot": row.bot},
             "spec": game.public_spec, "game_name": game.name, "clock": row.clock,
             "speed": speed_of(row.clock), "rated": row.rated, "pool": pool,
@@ -103,8 +103,8 @@ async def create_seek(request: Request) -> JSONResponse:
                                                             "rating_range"})
     game = configured_game(data["spec"])
     rated = data.get("rated", False)
-    check_pairable(game, rated)
     clock = checked_clock(data.get("clock"))
+    check_pairable(game, rated, clock)
     low, high = _range(data.get("rating_range"), rated)
     engine = request.app.state.accounts.users.engine
     try:
@@ -144,7 +144,7 @@ async def accept_seek(request: Request) -> JSONResponse:
     accounts = request.app.state.accounts
     engine = accounts.users.engine
     game = game_of(row.spec)
-    pool = check_pairable(game, row.rated)
+    pool = check_pairable(game, row.rated, row.clock)
     if pool is not None and row.rating_min is not None:
         mine = await asyncio.to_thread(rating_in, engine, me.id, pool)
         if not row.rating_min <= mine <= row.rating_max:

@@ -10,10 +10,11 @@ one pairing code (arena/pairing.py), standings from its one standings code
 The director hears every game's end (a hub end listener, after the rating update), records
 the result of a tournament's game, and advances its tournament in a background task: a
 round robin or a Swiss pairs its next round once every game of the round is over, a ladder
-pairs whoever is idle. Advancing holds a lock per tournament in this process, and a round
-is claimed with its pairings in one transaction (records.pair_round), so it is paired
-once. A no-show watcher
-per game forfeits a seat that has neither moved nor been connected within the director's
+pairs whoever is idle (or, with ``games_at_once`` K, whoever is in fewer than K games).
+Advancing holds a lock per tournament in this process, and a round is claimed with its
+pairings in one transaction (records.pair_round), so it is paired once. A tournament that
+``boardlab tournament`` plays (``arena`` set: arena_link.py) is left to it. A no-show
+watcher per game forfeits a seat that has neither moved nor been connected within the director's
 wait from the start of its first turn (a resignation in the game's log; the pairing says
 ``no-show``); a ladder's no-show is withdrawn until it joins again.
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,10 @@ RETRY = 5.0                        # seconds before a no-show forfeit that faile
 
 def total_rounds(row, entrants: int) -> int:
     """The rounds of a round robin (its cycles over the field) or a Swiss (as set, else
-    enough to find a winner: ceil(log2 n)); a ladder has none."""
+    enough to find a winner: ceil(log2 n)); a ladder has none. A tournament played by
+    ``boardlab tournament`` has its cycles (each pairing in every seat rotation) as rounds."""
+    if row.arena is not None:
+        return row.rounds or 1
     if row.format == "round-robin":
         return (row.rounds or 1) * (entrants - 1 if entrants % 2 == 0 else entrants)
     if row.format == "swiss":
@@ -176,7 +180,7 @@ class Director:
         rows = await asyncio.to_thread(records.pairings_of, self.engine, tournament_id)
         entrants = await self.entrants(tournament_id)
         if row.format == "ladder":
-            pairs = self._ladder(rows, entrants)
+            pairs = self._ladder(rows, entrants, row.games_at_once or 1)
         else:
             if any(p.score is None for p in rows if p.round == row.round):
                 return False                    # the round is still being played
@@ -208,11 +212,20 @@ class Director:
         return swiss_round([e.username for e in entrants if e.active],
                            records.results(rows, names), [e.username for e in entrants])
 
-    def _ladder(self, rows: list, entrants: list[records.Entrant]) -> list[Pairing]:
+    def _ladder(self, rows: list, entrants: list[records.Entrant],
+                at_once: int = 1) -> list[Pairing]:
+        """Pairs of the players with a free place (fewer than ``at_once`` games going), by
+        nearest rating: one pass of the arena's ladder pairing per place, each avoiding
+        the opponents a player is playing when another is free."""
         names = {e.user_id: e.username for e in entrants}
-        busy = {user for p in rows if p.score is None for user in (p.white, p.black)}
-        idle = [e.username for e in entrants if e.active and e.user_id not in busy]
-        if len(idle) < 2:
+        going = [p for p in rows if p.score is None and p.black is not None]
+        busy: Counter[int] = Counter(user for p in going for user in (p.white, p.black))
+        free = {e.username: at_once - busy[e.user_id] for e in entrants if e.active}
+        playing: dict[str, set[str]] = defaultdict(set)
+        for p in going:
+            playing[names[p.white]].add(names[p.black])
+            playing[names[p.black]].add(names[p.white])
+        if sum(1 for places in free.values() if places > 0) < 2:
             return []
         results = records.results(rows, names)
         ratings = {line.player: line.rating or 0.0
@@ -223,7 +236,22 @@ class Director:
             if result.black is not None:
                 last[result.white], last[result.black] = result.black, result.white
                 whites[result.white] += 1
-        return ladder_pairs(idle, ratings, last, whites)
+        pairs: list[Pairing] = []
+        for _ in range(at_once):
+            found = ladder_pairs([name for name, places in free.items() if places > 0],
+                                 ratings, last, whites, playing)
+            if not found:
+                break
+            for white, black in found:
+                assert black is not None, "a ladder pairs two players"
+                free[white] -= 1
+                free[black] -= 1
+                last[white], last[black] = black, white
+                playing[white].add(black)
+                playing[black].add(white)
+                whites[white] += 1
+            pairs += found
+        return pairs
 
     @staticmethod
     def _pairing(white: records.Entrant, black: records.Entrant | None) -> dict:
@@ -244,7 +272,7 @@ class Director:
         """Make a pairing's game: an ordinary server game, each account holding its seat
         (white the first), rated in its pool when the tournament is rated."""
         game = self.hub_game(row.spec)
-        pool = pool_of(game) if row.rated else None
+        pool = pool_of(game, row.clock) if row.rated else None
         white, black = pairing["white"], pairing["black"]
         accounts = await asyncio.to_thread(records.accounts, self.engine, [white, black])
         await self.hub.create(game.spec, seats_for(accounts[white], accounts[black], 0),

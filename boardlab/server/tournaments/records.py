@@ -79,10 +79,12 @@ def open_count(engine: Engine, director: int) -> int:
 
 
 def running(engine: Engine) -> list[str]:
-    """The ids of the running tournaments (a restarted server picks them up)."""
+    """The ids of the running tournaments the server plays (a restarted server picks them
+    up; one played by ``boardlab tournament`` is that command's)."""
     with engine.connect() as db:
         return list(db.execute(select(tournaments.c.id)
-                               .where(tournaments.c.status == RUNNING)).scalars())
+                               .where(tournaments.c.status == RUNNING,
+                                      tournaments.c.arena.is_(None))).scalars())
 
 
 def entrants(engine: Engine, tournament_id: str, house) -> list[Entrant]:
@@ -149,12 +151,14 @@ def move(engine: Engine, tournament_id: str, before: tuple[str, ...], after: str
 def pair_round(engine: Engine, tournament_id: str, current: int, rows: list[dict]) -> bool:
     """Claim the next round (``round`` moves from ``current`` to ``current + 1`` once) and
     store its pairings (``rows``: white, black, game_id, score, forfeit) in one
-    transaction; False when another caller claimed it first."""
+    transaction, while the tournament is running; False when another caller claimed it
+    first, or it was paused or ended meanwhile (a ladder's end)."""
     when = now()
     with engine.begin() as db:
         done = db.execute(update(tournaments)
                           .where(tournaments.c.id == tournament_id,
-                                 tournaments.c.round == current)
+                                 tournaments.c.round == current,
+                                 tournaments.c.status == RUNNING)
                           .values(round=current + 1))
         if done.rowcount != 1:
             return False

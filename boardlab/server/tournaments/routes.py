@@ -32,6 +32,7 @@ MAX_PLAYERS = 200
 MAX_ROUNDS = 50
 MAX_WAIT = 7 * 24 * 3600.0          # seconds: a no-show wait or a ladder's duration
 MAX_OPEN = 10                       # tournaments not over one director may have
+MAX_AT_ONCE = 20                    # a ladder's games at once per player
 
 
 def director_of(request: Request):
@@ -71,6 +72,19 @@ def _rounds(format_: str, rounds):
     return rounds
 
 
+def _at_once(format_: str, value):
+    """A ladder's games at once per player (None: one)."""
+    if value is None:
+        return None
+    if format_ != "ladder":
+        raise ApiError("bad_request", "only a ladder has 'games_at_once'")
+    if isinstance(value, bool) or not isinstance(value, int) or \
+            not 1 <= value <= MAX_AT_ONCE:
+        raise ApiError("bad_request", f"'games_at_once' is a whole number from 1 to "
+                       f"{MAX_AT_ONCE}")
+    return value
+
+
 def _name(value) -> str:
     if not isinstance(value, str):
         raise ApiError("bad_request", "'name' is a text")
@@ -100,23 +114,25 @@ def _players(request: Request, value) -> list[int]:
 
 async def create_tournament(request: Request) -> JSONResponse:
     """POST /api/tournaments {"name", "spec", "format", "players", "clock", "rated",
-    "rounds", "no_show", "duration"}: 201 {"id", ...}; the caller directs it."""
+    "rounds", "no_show", "duration", "games_at_once"}: 201 {"id", ...}; the caller directs
+    it."""
     me = await signed_in(request)
     data = await body(request, required={"name", "spec", "format"},
                       optional={"players", "clock", "rated", "rounds", "no_show",
-                                "duration"})
+                                "duration", "games_at_once"})
     name = _name(data["name"])
     game = configured_game(data["spec"])
     rated = data.get("rated", False)
-    check_pairable(game, rated)
+    clock = checked_clock(data.get("clock"))
+    check_pairable(game, rated, clock)
     format_ = data["format"]
     if format_ not in FORMATS:
         raise ApiError("bad_request", f"'format' is one of {', '.join(FORMATS)}")
-    clock = checked_clock(data.get("clock"))
     rounds = _rounds(format_, data.get("rounds"))
     no_show, duration = _seconds(data, "no_show"), _seconds(data, "duration")
     if duration is not None and format_ != "ladder":
         raise ApiError("bad_request", "only a ladder has a 'duration'")
+    at_once = _at_once(format_, data.get("games_at_once"))
     entrants = await asyncio.to_thread(_players, request, data.get("players", []))
     engine = _engine(request)
     mine = await asyncio.to_thread(records.open_count, engine, me.id)
@@ -126,7 +142,8 @@ async def create_tournament(request: Request) -> JSONResponse:
     tournament_id = await asyncio.to_thread(
         records.add, engine, {"name": name, "spec": game.spec, "format": format_,
                               "director": me.id, "clock": clock, "rated": rated,
-                              "rounds": rounds, "no_show": no_show, "duration": duration},
+                              "rounds": rounds, "no_show": no_show, "duration": duration,
+                              "games_at_once": at_once},
         entrants)
     row = await asyncio.to_thread(records.find, engine, tournament_id)
     return JSONResponse(view.summary(row, len(entrants)), status_code=201)
@@ -181,10 +198,19 @@ async def list_tournaments(request: Request) -> JSONResponse:
                         headers={"cache-control": "no-store"})
 
 
+def _served(row) -> None:
+    """409 bad_state for a tournament ``boardlab tournament`` plays (engines run where it
+    runs; it starts, stops and resumes there)."""
+    if row.arena is not None:
+        raise ApiError("bad_state", f"this tournament is played by `boardlab tournament` "
+                       f"({row.arena[:100]}): it is started, stopped and resumed there")
+
+
 async def _directed(request: Request):
     """The signed-in director and the tournament of the path (403 for anyone else)."""
     me = await signed_in(request)
     row = await _tournament(request)
+    _served(row)
     if row.director != me.id:
         raise ApiError("forbidden", "only the tournament's director may do this")
     return row
@@ -236,6 +262,7 @@ async def join_tournament(request: Request) -> JSONResponse:
     a ladder any time it is not over)."""
     me = await signed_in(request)
     row = await _tournament(request)
+    _served(row)
     if not (row.status == CREATED or row.format == "ladder" and row.status != OVER):
         raise ApiError("bad_state", f"this tournament is {row.status}: it takes no new "
                        f"players")
@@ -251,6 +278,7 @@ async def leave_tournament(request: Request) -> JSONResponse:
     played go on; a round robin's games still to come are forfeited)."""
     me = await signed_in(request)
     row = await _tournament(request)
+    _served(row)
     if row.status == OVER:
         raise ApiError("bad_state", "this tournament is over")
     if not await asyncio.to_thread(records.withdraw, _engine(request), row.id, me.id,

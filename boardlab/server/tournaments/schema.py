@@ -1,9 +1,12 @@
-"""The tournaments' tables (revision 0005 in migrations/versions), in the store's metadata.
+"""The tournaments' tables (revisions 0005 and 0008 in migrations/versions), in the store's
+metadata.
 
 A tournament (its game, format, clock, rounds, no-show wait, status and the round being
 played), its players (accounts, in entry order; a withdrawn one is inactive) and its
 pairings: one row a game or bye, with the server game it was played as and white's score
-once it is over.
+once it is over. Revision 0008: a tournament played by ``boardlab tournament --db`` (engines
+run locally) names that run in ``arena``; a ladder may let a player be in several games at
+once (``games_at_once``).
 """
 from __future__ import annotations
 
@@ -31,6 +34,8 @@ tournaments = Table(
     Column("created", WHEN, nullable=False),
     Column("started", WHEN),
     Column("ends", WHEN),                                # a ladder's end
+    Column("arena", String(200), index=True, unique=True),   # boardlab tournament's name
+    Column("games_at_once", Integer),                    # a ladder's per player; None: 1
 )
 
 players = Table(

@@ -31,6 +31,7 @@ def summary(row, entrants: int | None = None) -> dict:
              "format": row.format, "status": row.status, "director": row.director_name,
              "clock": row.clock, "rated": row.rated, "rounds": row.rounds,
              "no_show": row.no_show, "duration": row.duration, "round": row.round,
+             "arena": row.arena, "games_at_once": row.games_at_once,
              "created": _aware(row.created).isoformat(),
              "started": _aware(row.started).isoformat() if row.started else None,
              "ends": _aware(row.ends).isoformat() if row.ends else None}

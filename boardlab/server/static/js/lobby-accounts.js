@@ -24,7 +24,8 @@ function who(player) {
 }
 
 function clockText(clock) {
-  if (!clock) return "correspondence";
+  if (!clock) return "no clock";
+  if (clock.days) return `${clock.days} day${clock.days === 1 ? "" : "s"} per move`;
   const minutes = clock.base / 60;
   return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(2)}+${clock.increment}`;
 }

@@ -4,6 +4,7 @@
 // result in the server's words; the server leaves abandoned games out).
 
 import { copyText, createGame, el, getCatalog, getFacts, listGames } from "./api.js";
+import { profileUrl } from "./account.js";
 import { ratedRequested, startAccountsLobby } from "./lobby-accounts.js";
 import { startMyGames } from "./my-games.js";
 
@@ -178,8 +179,17 @@ function pickGame(name) {
 
 // ---------------------------------------------------------------------------- create
 function clockRequest() {
-  if ($("clock-kind").value === "none") return null;
+  const kind = $("clock-kind").value;
+  if (kind === "none") return null;
+  if (kind === "days") return { days: Number($("clock-days").value) };
   return { base: Number($("clock-base").value) * 60, increment: Number($("clock-increment").value) };
+}
+
+/** Show the fields of the chosen clock: Fischer's base and increment, or the days per move. */
+function clockKindChanged() {
+  const kind = $("clock-kind").value;
+  $("clock-fields").hidden = kind !== "fischer";
+  $("clock-days-field").hidden = kind !== "days";
 }
 
 async function create() {
@@ -252,6 +262,19 @@ function showCreated(created, choices, hotseat) {
 }
 
 // ---------------------------------------------------------------------------- games list
+/** One seat of a listed game, as text and elements (never markup): the account holding it
+ *  (a link to its profile, BOT for a bot, its rating in a rated game's pool; "?" while
+ *  provisional), else its kind or AI. */
+function seatText(seat) {
+  const account = seat.account;
+  if (!account) return [`${seat.name}: ${seat.kind === "ai" ? seat.agent : seat.kind}`];
+  const rating = account.rating === undefined ? null
+    : el("span", { class: "rating" }, ` (${account.rating}${account.provisional ? "?" : ""})`);
+  return [`${seat.name}: `, el("span", { class: "player", "data-seat": String(seat.seat) },
+    el("a", { href: profileUrl(account.username) }, account.username),
+    account.bot ? el("span", { class: "bot-badge" }, "BOT") : null, rating)];
+}
+
 async function refreshGames() {
   let games;
   try {
@@ -265,7 +288,7 @@ async function refreshGames() {
   }
   $("games").replaceChildren(...games.map((game) => {
     const over = game.status !== "active";
-    const who = game.seats.map((seat) => seat.kind === "ai" ? `${seat.name}: ${seat.agent}` : `${seat.name}: ${seat.kind}`).join(", ");
+    const who = game.seats.flatMap((seat, index) => [...(index ? [", "] : []), ...seatText(seat)]);
     const updated = game.updated ? new Date(game.updated + (game.updated.endsWith("Z") ? "" : "Z")) : null;
     const result = game.result || null;       // a finished game's: winners, scores, words
     return el("li", { "data-game": game.id, "data-status": game.status },
@@ -273,7 +296,7 @@ async function refreshGames() {
       el("span", { class: "status-tag" + (over ? " over" : "") }, game.status),
       result ? el("span", { class: "game-result", "data-winners": (result.winners || []).join(","),
         "data-draw": String(Boolean(result.draw)) }, result.summary || "") : null,
-      el("span", { class: "game-meta" }, `${who} · ${game.version} moves` +
+      el("span", { class: "game-meta" }, ...who, `${game.rated ? ` · rated (${game.pool})` : ""} · ${game.version} moves` +
         (updated && !Number.isNaN(updated.getTime()) ? ` · ${updated.toLocaleString()}` : "")),
       el("a", { href: `/game/${encodeURIComponent(game.id)}` }, over ? "replay" : "watch"));
   }));
@@ -296,7 +319,7 @@ async function start() {
   $("options-form").addEventListener("input", specChanged);
   $("options-form").addEventListener("change", specChanged);
   $("options-form").addEventListener("submit", (event) => event.preventDefault());
-  $("clock-kind").addEventListener("change", () => { $("clock-fields").hidden = $("clock-kind").value === "none"; });
+  $("clock-kind").addEventListener("change", clockKindChanged);
   $("create").addEventListener("click", create);
   startMyGames();
   startAccountsLobby(() => ({ spec: state.factsSpec, valid: Boolean(state.facts), clock: clockRequest() }), state.catalog);

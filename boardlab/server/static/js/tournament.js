@@ -107,7 +107,8 @@ function controls(shown) {
 function render(shown) {
   document.title = `boardlab — ${shown.name}`;
   $("tournament-name").textContent = shown.name;
-  const clock = shown.clock ? `${shown.clock.base / 60} min + ${shown.clock.increment} s` : "no clock";
+  const clock = !shown.clock ? "no clock" : shown.clock.days ? `${shown.clock.days} days per move`
+    : `${shown.clock.base / 60} min + ${shown.clock.increment} s`;
   $("tournament-facts").textContent = [shown.game_name, shown.spec, shown.format, clock,
     shown.rated ? "rated" : "casual", `directed by ${shown.director}`,
     shown.no_show ? `no-shows forfeit after ${shown.no_show} s` : null,

@@ -10,9 +10,11 @@ import { $ } from "./page.js";
 const LOW_SECONDS = 30;
 const TICK_MS = 200;
 
-/** `seconds` as m:ss (h:mm:ss from an hour; tenths below ten seconds). */
+/** `seconds` as m:ss (h:mm:ss from an hour; tenths below ten seconds; from a day, as a
+ *  correspondence clock has, days and hours: "2d 23h"). */
 export function formatClock(seconds) {
   const s = Math.max(0, seconds);
+  if (s >= 86400) return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
   const minutes = Math.floor(s / 60);
   const rest = Math.floor(s % 60);
   const hours = Math.floor(minutes / 60);
