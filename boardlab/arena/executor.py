@@ -1,4 +1,5 @@
-"""Run many games: in this process, in a local process pool, or on a Ray cluster.
+"""Run many games: in this process, in a local process pool, or on a Ray cluster
+(:mod:`~boardlab.arena.ray_runner`).
 
 A task is a plain dict (``spec``, ``players``, ``seed``, ``time_control``,
 ``index``, ``in_process``), so it travels to other processes and machines unchanged; the
@@ -15,7 +16,6 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from collections.abc import Iterable, Iterator
 
 from ..agents.base import load_agents_from, loaded_agent_sources
-from ..core.errors import BoardlabError
 from .game_runner import TimeControl, run_game
 
 
@@ -31,17 +31,21 @@ def play_task(task: dict, agents_from: tuple[str, ...] = ()) -> dict:
             "forfeit": result.forfeit, "seconds": result.seconds}
 
 
-def execute(tasks: Iterable[dict], jobs: int = 1,
-            ray_address: str | None = None) -> Iterator[tuple[dict, dict]]:
+def execute(tasks: Iterable[dict], jobs: int = 1, ray_address: str | None = None,
+            batch: int | None = None) -> Iterator[tuple[dict, dict]]:
     """Yield ``(task, result)`` for every task as it finishes.
 
     ``ray_address``: None for this machine's process pool of ``jobs`` workers;
     ``"local"`` for a one-machine Ray instance started here with ``jobs`` CPUs;
-    anything else is a Ray cluster address (``"auto"``, ``"ray://host:10001"``).
+    anything else is a Ray cluster address (``"auto"``, ``"ray://host:10001"``); there
+    ``batch`` games go in one Ray task (None: sized from the games' length; see
+    :mod:`~boardlab.arena.ray_runner`), and each result names its ``node``.
     """
     tasks, sources = list(tasks), loaded_agent_sources()
     if ray_address is not None:
-        yield from _on_ray(tasks, ray_address, jobs, sources)
+        from .ray_runner import on_ray
+
+        yield from on_ray(tasks, ray_address, jobs, sources, batch)
     elif jobs <= 1:
         for task in tasks:
             yield task, play_task(task)
@@ -62,7 +66,10 @@ def _worker_start() -> None:
 
 
 def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict]]:
-    """At most ``jobs`` games at once; new ones are submitted as others finish.
+    """At most ``jobs`` games at once, and as many more waiting in the pool, so a worker
+    that finishes a game starts the next at once, while the caller stores the result (a
+    database commit can take longer than a short game); new ones are submitted as others
+    finish, before their results go to the caller.
 
     The workers come from a fork server (no threads or database connections of
     this process are inherited). If the caller stops early (Ctrl-C, an SPRT
@@ -72,16 +79,19 @@ def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict
     context = multiprocessing.get_context("forkserver")
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_start)
     pending, queue, finished = {}, iter(tasks), False
-    try:
-        for task in itertools.islice(queue, jobs):
+
+    def submit(count: int) -> None:
+        for task in itertools.islice(queue, count):
             pending[pool.submit(play_task, task, sources)] = task
+    try:
+        submit(2 * jobs)
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 task = pending.pop(future)
-                yield task, future.result()
-                for task in itertools.islice(queue, 1):
-                    pending[pool.submit(play_task, task, sources)] = task
+                result = future.result()
+                submit(1)                         # the pool stays full while we store
+                yield task, result
         finished = True
     finally:
         if not finished:
@@ -97,31 +107,3 @@ def _stop(pool: ProcessPoolExecutor, pending: dict) -> None:
             process.terminate()                   # SIGTERM: the worker unwinds
         except (OSError, ValueError):
             pass
-
-
-def _on_ray(tasks, address, jobs, sources) -> Iterator[tuple[dict, dict]]:
-    """The same on Ray (which has no local_mode any more: "local" starts a real instance)."""
-    try:
-        import ray
-    except ImportError:
-        raise BoardlabError("--ray needs Ray: pip install 'boardlab[ray]'") from None
-    started_here = not ray.is_initialized()
-    if started_here:
-        options = {"include_dashboard": False, "num_cpus": max(1, jobs)} \
-            if address == "local" else {"address": address}
-        ray.init(ignore_reinit_error=True, log_to_driver=False, **options)
-    remote = ray.remote(play_task)
-    try:
-        refs = {remote.remote(task, sources): task for task in tasks}
-        while refs:
-            done, _ = ray.wait(list(refs), num_returns=1)
-            for ref in done:
-                yield refs.pop(ref), ray.get(ref)
-    finally:
-        for ref in refs:
-            try:
-                ray.cancel(ref)                   # not force: the task unwinds and kills engines
-            except Exception:                     # already finished
-                pass
-        if started_here:
-            ray.shutdown()

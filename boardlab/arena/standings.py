@@ -53,6 +53,37 @@ def standings_text(standings: list[Standing], num_sides: int, kind: str) -> str:
     return capture.get()
 
 
+def games_json(rows) -> list[dict]:
+    """The stored games as JSON: index, sides, seed, scores, returns, forfeit, and on Ray
+    the node that played each (``node``: Ray's node id, ``node_ip``; None elsewhere)."""
+    return [{"index": row.idx, "sides": list(row.sides), "seed": row.seed,
+             "scores": row.scores, "returns": row.returns, "forfeit": row.forfeit,
+             "actions": row.actions, "node": _meta(row).get("node"),
+             "node_ip": _meta(row).get("node_ip")} for row in rows]
+
+
+def game_lines(rows) -> list[str]:
+    """One line a stored game (``boardlab standings NAME --games``)."""
+    lines = []
+    for game in games_json(rows):
+        forfeit = game["forfeit"]
+        note = f", forfeit by {forfeit['seat']}: {forfeit['kind']}" if forfeit else ""
+        if game["node"]:
+            note += f" [{_node_label(game['node'], game['node_ip'])}]"
+        lines.append(f"game {game['index'] + 1}: {' vs '.join(game['sides'])} -> "
+                     f"{' '.join(f'{s:g}' for s in game['scores'])}{note}")
+    return lines
+
+
+def _meta(row) -> dict:
+    return (row.record or {}).get("meta") or {}
+
+
+def _node_label(node: str, ip: str | None) -> str:
+    """A Ray node for people: the start of its id, and its address."""
+    return f"node {node[:8]}" + (f" at {ip}" if ip else "")
+
+
 class LiveBoard:
     """Context manager; call it with each :class:`Progress`."""
 
@@ -96,6 +127,8 @@ class LiveBoard:
             return
         forfeit = last.get("forfeit")
         note = f", forfeit by {forfeit['seat']}: {forfeit['kind']}" if forfeit else ""
+        if last.get("node"):
+            note += f" [{_node_label(last['node'], last.get('node_ip'))}]"
         print(f"{self.title}: game {progress.done}/{progress.total}: "
               f"{' vs '.join(last['sides'])} -> "
               f"{' '.join(f'{s:g}' for s in last['scores'])}{note}",

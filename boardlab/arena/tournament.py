@@ -168,26 +168,30 @@ class Tournament:
                 self._held = False
 
     def run(self, jobs: int = 1, ray_address: str | None = None,
-            on_game: Callable[[Progress], None] | None = None) -> list[Standing]:
+            on_game: Callable[[Progress], None] | None = None,
+            ray_batch: int | None = None) -> list[Standing]:
         """Play every pending game, holding the tournament; ``on_game`` hears about
-        each one as it is stored."""
+        each one as it is stored. ``ray_batch``: games per Ray task (see ``execute``)."""
         with self.held():
             if self.mirror is None:
-                return self._run(jobs, ray_address, on_game)
+                return self._run(jobs, ray_address, on_game, ray_batch)
             self.mirror.open(self)
             try:
-                return self._run(jobs, ray_address, on_game)
+                return self._run(jobs, ray_address, on_game, ray_batch)
             finally:
                 self.mirror.close(self, not self.pending())
 
-    def _run(self, jobs, ray_address, on_game) -> list[Standing]:
+    def _run(self, jobs, ray_address, on_game, ray_batch=None) -> list[Standing]:
         pending = self.pending()
         by_index = {g.index: g for g in pending}
         done = len(self.games) - len(pending)
         if on_game:
             on_game(Progress(done, len(self.games), self.standings()))
-        for task, result in execute([self.task(g) for g in pending], jobs, ray_address):
-            scheduled = by_index[task["index"]]
+        for task, result in execute([self.task(g) for g in pending], jobs, ray_address,
+                                    ray_batch):
+            scheduled = by_index.pop(task["index"], None)
+            if scheduled is None:         # a game that came back twice (a retry) counts once
+                continue
             scores = side_scores(self.game, result["returns"])
             self.store.add_game(self.id, scheduled.index, scheduled.sides, scheduled.seed,
                                 scores, result, self._copy(scheduled, scores, result))

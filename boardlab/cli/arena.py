@@ -116,7 +116,8 @@ def cmd_tournament(args) -> int:
                   f"{len(tournament.pending())} to play; results in {store.safe_url}{shown}",
                   file=sys.stderr)
             with LiveBoard(f"{name}", sides, kind) as board:
-                standings = tournament.run(args.jobs, args.ray, on_game=board)
+                standings = tournament.run(args.jobs, args.ray, on_game=board,
+                                           ray_batch=args.ray_batch)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished games are stored; continue with\n  boardlab "
               f"tournament --resume {name} --db {args.db or store.url}", file=sys.stderr)
@@ -187,6 +188,12 @@ def cmd_standings(args) -> int:
             print(name)
         return 0
     tournament = Tournament.resume(store, args.name)
+    if args.games:
+        from ..arena.standings import game_lines, games_json
+
+        rows = tournament.rows()
+        print(json.dumps(games_json(rows)) if args.json else "\n".join(game_lines(rows)))
+        return 0
     standings = tournament.standings()
     game = tournament.game
     if args.json:
@@ -300,12 +307,17 @@ def add_parsers(sub) -> None:
                             "long")
     tournament.add_argument("--plot", help="ratings plot file (default NAME.png)")
     runner_options(tournament, jobs=os.cpu_count() or 1)
+    tournament.add_argument("--ray-batch", type=int, metavar="N", help="with --ray: N games "
+                            "in one Ray task (default: as many as play in about half a "
+                            "second, from the games so far)")
     standings = sub.add_parser("standings", help="standings and ratings of a stored "
                                "tournament (no name: list them)")
     standings.add_argument("name", nargs="?")
     standings.add_argument("--db", help="database URL or SQLite file")
     standings.add_argument("--plot", help="also save the ratings plot here (PNG)")
     standings.add_argument("--json", action="store_true")
+    standings.add_argument("--games", action="store_true", help="list the games instead: "
+                           "sides, scores, forfeit and the Ray node that played each")
     komi = sub.add_parser("komi", help="find the fair komi by self-play over a range of komi "
                           "values (a long run, not a test)",
                           epilog="Game options go as --name value, e.g. boardlab komi "

@@ -84,10 +84,12 @@ def check_runner_args(args) -> None:
     """Refuse numbers that make no sense before anything starts."""
     if args.jobs < 1:
         raise BoardlabError(f"--jobs must be at least 1, not {args.jobs}")
-    for flag in ("games", "rounds", "max_actions"):
+    for flag in ("games", "rounds", "max_actions", "ray_batch"):
         value = getattr(args, flag, None)
         if value is not None and value < 1:
             raise BoardlabError(f"--{flag.replace('_', '-')} must be at least 1, not {value}")
+    if getattr(args, "ray_batch", None) is not None and args.ray is None:
+        raise BoardlabError("--ray-batch is for games on Ray: give --ray ADDRESS too")
     seed = getattr(args, "seed", None)
     if seed is not None and not 0 <= seed < 2**31 - 10**6:
         raise BoardlabError(f"--seed must be between 0 and {2**31 - 10**6 - 1}, not {seed}")
