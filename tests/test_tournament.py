@@ -111,6 +111,27 @@ def test_small_tournament_on_sqlite(tmp_path):
     _play_small_tournament(str(tmp_path / "t.db"))
 
 
+def test_progress_computes_the_standings_only_when_read(tmp_path, monkeypatch):
+    """A display that does not read the standings after a game costs no standings (they
+    were computed after every game, which made a long tournament quadratic); one that
+    reads them gets the standings of the games so far."""
+    from boardlab.arena import tournament as module
+
+    computed = []
+    real = module.standings
+    monkeypatch.setattr(module, "standings",
+                        lambda game, names, rows: computed.append(len(rows)) or
+                        real(game, names, rows))
+    tournament = Tournament(Store(str(tmp_path / "t.db")), "t1", _config())
+    heard = []
+    tournament.run(jobs=1, on_game=lambda progress: heard.append(progress.done))
+    assert heard == list(range(7)) and computed == [6]           # only the final standings
+    read = Tournament(Store(str(tmp_path / "u.db")), "t1", _config())
+    games_seen = []
+    read.run(jobs=1, on_game=lambda p: games_seen.append(sum(s.games for s in p.standings)))
+    assert games_seen == [2 * done for done in range(7)]
+
+
 @pytest.fixture(scope="module")
 def postgres():
     with throwaway_postgres() as server:

@@ -156,10 +156,11 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
         for task, result in execute(tasks, jobs, ray_address):
             row = _store_row(game, task, result, out_dir)
             rows.append(row)
-            table = standings(game, names, rows)
             if on_game:
-                on_game(Progress(len(rows), total, table, {**result, "sides": row.sides,
-                                                           "scores": row.scores}))
+                played = len(rows)
+                on_game(Progress(played, total,
+                                 lambda n=played: standings(game, names, rows[:n]),
+                                 {**result, "sides": row.sides, "scores": row.scores}))
             stopped = _sprt_decision(sprt, names, rows)
             if stopped:
                 break

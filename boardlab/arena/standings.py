@@ -84,6 +84,10 @@ def _node_label(node: str, ip: str | None) -> str:
     return f"node {node[:8]}" + (f" at {ip}" if ip else "")
 
 
+#: seconds between two redraws of the live standings (the bar moves at every game)
+TABLE_EVERY = 1.0
+
+
 class LiveBoard:
     """Context manager; call it with each :class:`Progress`."""
 
@@ -94,6 +98,8 @@ class LiveBoard:
         self.console = Console(file=stream or sys.stderr)
         self.live: Live | None = None
         self.started = time.monotonic()
+        self.table = None                 # the standings drawn last, and when to redraw
+        self.redraw_at = 0.0
 
     def __enter__(self):
         if self.console.is_terminal:
@@ -115,8 +121,11 @@ class LiveBoard:
         from rich.console import Group
 
         self.bar.update(self.task, total=progress.total, completed=progress.done)
-        self.live.update(Group(self.bar, standings_table(progress.standings, self.num_sides,
-                                                         self.kind)))
+        now = time.monotonic()
+        if self.table is None or progress.done >= progress.total or now >= self.redraw_at:
+            self.table = standings_table(progress.standings, self.num_sides, self.kind)
+            self.redraw_at = now + TABLE_EVERY
+        self.live.update(Group(self.bar, self.table))
 
     def _log_line(self, progress: Progress) -> None:
         last = progress.last

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from collections.abc import Callable
 from typing import Protocol
 
@@ -98,12 +99,18 @@ class Standing:
 
 @dataclass
 class Progress:
-    """What a display needs after each game."""
+    """What a display needs after each game. ``table`` is the standings or what computes
+    them: they are computed when first read (a display that skips them costs nothing, and
+    one that redraws now and then does not make a long tournament quadratic)."""
 
     done: int
     total: int
-    standings: list[Standing]
+    table: list[Standing] | Callable[[], list[Standing]]
     last: dict | None = None
+
+    @cached_property
+    def standings(self) -> list[Standing]:
+        return self.table() if callable(self.table) else self.table
 
 
 class Mirror(Protocol):
@@ -186,7 +193,7 @@ class Tournament:
         by_index = {g.index: g for g in pending}
         done = len(self.games) - len(pending)
         if on_game:
-            on_game(Progress(done, len(self.games), self.standings()))
+            on_game(Progress(done, len(self.games), self.standings))
         for task, result in execute([self.task(g) for g in pending], jobs, ray_address,
                                     ray_batch):
             scheduled = by_index.pop(task["index"], None)
@@ -197,7 +204,7 @@ class Tournament:
                                 scores, result, self._copy(scheduled, scores, result))
             done += 1
             if on_game:
-                on_game(Progress(done, len(self.games), self.standings(),
+                on_game(Progress(done, len(self.games), self.standings,
                                  {**result, "sides": scheduled.sides, "scores": scores}))
         return self.standings()
 
