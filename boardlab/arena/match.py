@@ -16,6 +16,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from functools import partial
 from types import SimpleNamespace
 
 from ..agents.base import load_agents_from, loaded_agent_sources
@@ -157,9 +158,8 @@ def run_match(spec: str, participants: dict[str, str], games: int, seed: int = 1
             row = _store_row(game, task, result, out_dir)
             rows.append(row)
             if on_game:
-                played = len(rows)
-                on_game(Progress(played, total,
-                                 lambda n=played: standings(game, names, rows[:n]),
+                so_far = partial(standings, game, names, rows[:])
+                on_game(Progress(len(rows), total, so_far,
                                  {**result, "sides": row.sides, "scores": row.scores}))
             stopped = _sprt_decision(sprt, names, rows)
             if stopped:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .tournament import Progress, Standing
 
@@ -98,7 +98,7 @@ class LiveBoard:
         self.console = Console(file=stream or sys.stderr)
         self.live: Live | None = None
         self.started = time.monotonic()
-        self.table = None                 # the standings drawn last, and when to redraw
+        self.table: Any = None            # the standings drawn last, and when to redraw
         self.redraw_at = 0.0
 
     def __enter__(self):
