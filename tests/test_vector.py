@@ -64,6 +64,7 @@ def test_agrees_with_the_game_move_by_move(spec):
             np.testing.assert_array_equal(step.obs[i], obs, err_msg=where)
             np.testing.assert_array_equal(step.mask[i], mask, err_msg=where)
             np.testing.assert_array_equal(step.rewards[i], rewards, err_msg=where)
+            assert env.legal_actions(i) == ([] if over else state.legal_actions()), where
         actions = env.sample()
         before = step.terminated.copy()
         step = env.step(actions)

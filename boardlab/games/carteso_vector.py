@@ -67,3 +67,20 @@ def _numbers(row, cfg, obs, scalars_at):
             2 * row[K.M_SCORE_H] + cfg[C_KOMI] + (holder == 1), obs, scalars_at)
     if scalars_at[5] >= 0:
         obs[scalars_at[5]] = row[K.M_PASSES]
+
+
+@njit(cache=True)
+def vec_mask_step(row, tables, action, mask, count):
+    """The mask after ``action`` (the game goes on): a placement empties its cell for
+    both colours; the pass or the button (one of them) is legal by the button's state.
+    Returns the new count."""
+    P = tables[3][C_N] * tables[3][C_N]
+    if action < 2 * P:
+        x = action % P
+        mask[x] = False
+        mask[P + x] = False
+        count -= 2
+    button = K.button_open(row)
+    mask[2 * P] = not button
+    mask[2 * P + 1] = button
+    return count

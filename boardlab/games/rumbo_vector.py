@@ -2,6 +2,7 @@
 only the row's own entries and the observation (see ``territory_vector``)."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from . import rumbo_kernel as K
@@ -17,13 +18,50 @@ def vec_reset(row, tables, initial, seed):
 
 @njit(cache=True)
 def vec_legal(row, tables, out):
-    nbr, degree, cfg = tables
+    nbr, degree, cfg, _ = tables
     return K.legal(row, cfg[C_N], nbr, degree, out)
 
 
 @njit(cache=True)
+def vec_mask_step(row, tables, action, mask, count):
+    """The mask after the placement ``action`` (the game goes on): only the points
+    within two steps of its cell can change (a point's legality reads the point and
+    its neighbours' stones and counts; the placement changes its cell and its
+    neighbours' counts). Returns the new count."""
+    nbr, degree, cfg, near = tables
+    n = cfg[C_N]
+    P = n * n
+    x = action % P
+    for k in range(near.shape[1]):
+        y = near[x, k]
+        if y < 0:
+            break
+        black, white = K.legal_colours(row, n, nbr, degree, y)
+        count += (1 if black else 0) - (1 if mask[y] else 0) + (1 if white else 0) \
+            - (1 if mask[P + y] else 0)
+        mask[y] = black
+        mask[P + y] = white
+    return count
+
+
+def near_table(nbr: np.ndarray) -> np.ndarray:
+    """Per point, the points at most two steps away (itself first), -1 after them."""
+    rows = []
+    for x in range(len(nbr)):
+        one = [q for q in nbr[x] if q >= 0]
+        seen = [x] + one
+        for q in one:
+            seen += [r for r in nbr[q] if r >= 0 and r not in seen]
+        rows.append(list(dict.fromkeys(seen)))
+    table = np.full((len(nbr), max(map(len, rows))), -1, dtype=np.int64)
+    for x, row in enumerate(rows):
+        table[x, :len(row)] = row
+    return table
+
+
+@njit(cache=True)
 def vec_play(row, tables, action):
-    nbr, degree, cfg = tables
+    nbr, degree, cfg, _ = tables
     K.play(row, cfg[C_N], nbr, action)
     base = cfg[C_BASE]
     row[base + X_MOVES] += 1

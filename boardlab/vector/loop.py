@@ -27,17 +27,24 @@ vec_player: Any = None
 vec_returns: Any = None
 vec_observe: Any = None
 vec_observe_step: Any = None
+vec_mask_step: Any = None
 
 NAMES = ("vec_reset", "vec_legal", "vec_play", "vec_player", "vec_returns", "vec_observe")
-#: the optional seventh: the observation brought up to date after a move, in place
-#: (:func:`no_update` where a kernel module has none)
-OPTIONAL = ("vec_observe_step",)
+#: the optional ones, brought up to date in place after a move (the default where a
+#: kernel module has none: always write afresh): the observation, and the mask
+OPTIONAL = {"vec_observe_step": "no_update", "vec_mask_step": "no_mask_update"}
 
 
 @njit(cache=True)
 def no_update(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     """``vec_observe_step`` of a kernel that has none: always write afresh."""
     return False
+
+
+@njit(cache=True)
+def no_mask_update(row, tables, action, mask, count):
+    """``vec_mask_step`` of a kernel that has none: always write afresh."""
+    return -1
 
 
 def _run(rows, tables, initial, rng, episode, actions, every, done, legal, counts, masks,
@@ -47,10 +54,14 @@ def _run(rows, tables, initial, rng, episode, actions, every, done, legal, count
     A game that ended at the previous call (``done``) is reset and its action ignored
     (as EnvPool does); any other plays ``actions[i]``. Then each game's acting seat,
     or at the end the seat that moved last (``seats``), its rewards (the returns at
-    the end, else 0), ``terminated``, its legal actions (``legal[i, :counts[i]]`` and
-    ``masks``) and the observation of the seat in ``seats``: after a move that did not
-    end the game, brought up to date in place where the kernel's ``vec_observe_step``
-    can (the row's last observation is still in ``obs``), else written afresh."""
+    the end, else 0), ``terminated``, its legal actions (``masks``, and how many in
+    ``counts``) and the observation of the seat in ``seats``: after a move that did not
+    end the game, each brought up to date in place where the kernel's ``vec_mask_step``
+    and ``vec_observe_step`` can (the row's last mask and observation are still in
+    ``masks`` and ``obs``), else written afresh. ``counts[i]`` is negative where the
+    mask was brought up to date (then ``legal[i]`` is stale: the mask has the
+    ``-1 - counts[i]`` legal actions), else the legal actions are ``legal[i, :counts[i]]``
+    too."""
     nseats = rewards.shape[1]
     for i in range(rows.shape[0]):
         row = rows[i]
@@ -79,14 +90,22 @@ def _run(rows, tables, initial, rng, episode, actions, every, done, legal, count
         terminated[i] = over
         seats[i] = seat
         mask = masks[i]
-        mask[:] = False
-        count = 0
-        if not over:
-            out = legal[i]
-            count = vec_legal(row, tables, out)
-            for k in range(count):
-                mask[out[k]] = True
-        counts[i] = count
+        count = -1
+        if not fresh:
+            before = counts[i]
+            count = vec_mask_step(row, tables, actions[i], mask,
+                                  before if before >= 0 else -1 - before)
+        if count >= 0:
+            counts[i] = -1 - count
+        else:
+            mask[:] = False
+            count = 0
+            if not over:
+                out = legal[i]
+                count = vec_legal(row, tables, out)
+                for k in range(count):
+                    mask[out[k]] = True
+            counts[i] = count
         o = obs[i]
         if not fresh:            # the mover's view before: its header entries move on
             o[mover] = 0.0
@@ -136,17 +155,56 @@ def seed_all(seed, rng):
 
 
 @njit(cache=True)
-def sample(counts, legal, state, out):
+def sample(counts, legal, flat, words, state, out):
     """A uniformly random legal action per game (0 where none: a game that ended),
-    from the generator ``state[0]``."""
+    from the generator ``state[0]``: from the list ``legal[i]``, or where it is stale
+    (``counts[i] < 0``, see :func:`_run`) the legal actions counted in increasing order
+    in the mask (``flat``: every game's mask in a row, ``words``: the same memory as
+    uint64, padded)."""
     s = state[0]
+    size = legal.shape[1]
     for i in range(counts.shape[0]):
-        if counts[i] == 0:
+        count = counts[i]
+        if count == 0:
             out[i] = 0
             continue
         s = rng_next(s)
-        out[i] = legal[i, rng_below(s, counts[i])]
+        if count > 0:
+            out[i] = legal[i, rng_below(s, count)]
+        else:
+            out[i] = nth_set(flat, words, i * size, (i + 1) * size, rng_below(s, -1 - count))
     state[0] = s
+
+
+_ONES = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, inline="always")
+def nth_set(flat, words, start, end, rank):
+    """The index from ``start`` of the ``rank``-th true entry (from 0) of
+    ``flat[start:end]`` (a bool array; there are more than ``rank``), eight entries
+    at a time where aligned (a word of 0/1 bytes holds as many trues as its bytes
+    sum to)."""
+    b = start
+    while b < end and b & 7:
+        if flat[b]:
+            if rank == 0:
+                return b - start
+            rank -= 1
+        b += 1
+    while b + 8 <= end:
+        c = np.int64((words[b >> 3] * _ONES) >> np.uint64(56))
+        if rank < c:
+            break
+        rank -= c
+        b += 8
+    while b < end:
+        if flat[b]:
+            if rank == 0:
+                return b - start
+            rank -= 1
+        b += 1
+    return -1
 
 
 _COMPILED: dict = {}
@@ -163,7 +221,8 @@ def stepper(functions) -> Any:
     if key not in _COMPILED:
         glob = dict(_run.__globals__)
         glob.update({name: getattr(functions, name) for name in NAMES})
-        glob.update({name: getattr(functions, name, no_update) for name in OPTIONAL})
+        glob.update({name: getattr(functions, name, globals()[default])
+                     for name, default in OPTIONAL.items()})
         fn = types.FunctionType(_run.__code__, glob, f"_run__{key}")
         fn.__qualname__ = f"_run__{key}"
         fn.__module__ = __name__
