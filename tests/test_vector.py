@@ -109,6 +109,24 @@ def test_a_seed_reproduces_every_game(spec):
     assert not all(np.array_equal(a, b) for a, b in zip(first, other))
 
 
+@pytest.mark.parametrize("spec", ["carteso(size=4)", "rumbo(size=4)", "ctor(size=8)"])
+@pytest.mark.parametrize("steps", [0, 5])
+def test_sample_draws_every_legal_action_about_equally_often(spec, steps):
+    """Right after a reset (the legal list written afresh) and some moves later (the mask
+    brought up to date in place, the kernel's own draw or a count through the mask)."""
+    env = bv.make(spec, 3, seed=2)
+    env.reset()
+    for _ in range(steps):
+        env.step(env.sample())
+    draws = np.array([env.sample() for _ in range(6000)])
+    for i in range(env.n):
+        legal = env.legal_actions(i)
+        actions, counts = np.unique(draws[:, i], return_counts=True)
+        assert actions.tolist() == sorted(legal), f"game {i}"
+        expect = len(draws) / len(legal)
+        assert counts.min() > 0.7 * expect and counts.max() < 1.3 * expect, f"game {i}"
+
+
 def test_reset_with_a_seed_starts_over():
     env = bv.make("carteso(size=4)", 3, seed=5)
 

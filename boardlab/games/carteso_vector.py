@@ -5,6 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from . import carteso_kernel as K
+from .kernels import rng_below, rng_next
 from .territory_vector import (C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, observe_step,
                                returns, scalars)
 from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
@@ -84,3 +85,19 @@ def vec_mask_step(row, tables, action, mask, count):
     mask[2 * P] = not button
     mask[2 * P + 1] = button
     return count
+
+
+@njit(cache=True)
+def vec_sample(row, tables, mask, count, s):
+    """A uniformly random legal action from the row's list of empty points (a stone of
+    either colour on one of them, or the pass or the button): ``(action, s)``."""
+    n = tables[3][C_N]
+    P = n * n
+    empties = row[K.M_NEMPTY]
+    if count != 2 * empties + 1:
+        return -1, s
+    s = rng_next(s)
+    r = rng_below(s, count)
+    if r == 2 * empties:
+        return (2 * P if mask[2 * P] else 2 * P + 1), s
+    return row[K.META + K.A_EMPTY * P + (r >> 1)] + (r & 1) * P, s

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from . import rumbo_kernel as K
+from .kernels import rng_below, rng_next
 from .territory_vector import (C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, observe_step,
                                returns, scalars)
 from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
@@ -99,3 +100,21 @@ def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     scalars(row, cfg, 2 * row[K.M_SCORE_V], 2 * row[K.M_SCORE_H] + cfg[C_KOMI], obs,
             scalars_at)
     return True
+
+
+@njit(cache=True)
+def vec_sample(row, tables, mask, count, s):
+    """A uniformly random legal action: a stone of a random colour on a random empty
+    point from the row's list, drawn again while the mask says no (at most 16 draws,
+    then ``-1``: the caller counts through the mask): ``(action, s)``."""
+    n = tables[2][C_N]
+    P = n * n
+    empties = row[K.M_NEMPTY]
+    at = K.META + K.A_EMPTY * P
+    for _ in range(16):
+        s = rng_next(s)
+        r = rng_below(s, 2 * empties)
+        action = row[at + (r >> 1)] + (r & 1) * P
+        if mask[action]:
+            return action, s
+    return -1, s

@@ -65,6 +65,7 @@ class VectorEnv:
         self.num_seats = game.num_seats
         self.observation_size = self.encoder.size
         self._run = loop.stepper(kernel.functions)
+        self._sample = loop.sampler(kernel.functions)
         initial = np.asarray(kernel.initial)
         self._initial = initial
         self._rows = np.empty((n, len(initial)), dtype=initial.dtype)
@@ -154,8 +155,8 @@ class VectorEnv:
         """A uniformly random legal action for every game (0 for a game that just ended),
         from the environment's own generator (seeded with it)."""
         out = np.empty(self.n, dtype=np.int64)
-        loop.sample(self._counts, self._legal, self._mask_flat, self._mask_words,
-                    self._sampler, out)
+        self._sample(self._rows, self.kernel.tables, self._counts, self._legal, self._masks,
+                     self._mask_flat, self._mask_words, self._sampler, out)
         return out
 
     def legal_actions(self, index: int) -> list[int]:

@@ -4,7 +4,8 @@
 functions become the loop's globals, as ``agents.kernel_tree`` does for the compiled
 search), so that one call steps or resets every game, writing the legal actions,
 the masks, the rewards and the observations into the environment's arrays.
-:func:`first_illegal` and :func:`sample` are the same for every game.
+:func:`sampler` compiles :func:`_sample` so too; :func:`first_illegal` is the same for
+every game.
 """
 from __future__ import annotations
 
@@ -28,11 +29,15 @@ vec_returns: Any = None
 vec_observe: Any = None
 vec_observe_step: Any = None
 vec_mask_step: Any = None
+vec_sample: Any = None
 
 NAMES = ("vec_reset", "vec_legal", "vec_play", "vec_player", "vec_returns", "vec_observe")
 #: the optional ones, brought up to date in place after a move (the default where a
 #: kernel module has none: always write afresh): the observation, and the mask
-OPTIONAL = {"vec_observe_step": "no_update", "vec_mask_step": "no_mask_update"}
+#: (and a random legal action picked from the row where it is cheaper than counting
+#: through the mask)
+OPTIONAL = {"vec_observe_step": "no_update", "vec_mask_step": "no_mask_update",
+            "vec_sample": "no_sample"}
 
 
 @njit(cache=True)
@@ -45,6 +50,12 @@ def no_update(row, tables, seat, obs, planes_at, cells_at, scalars_at):
 def no_mask_update(row, tables, action, mask, count):
     """``vec_mask_step`` of a kernel that has none: always write afresh."""
     return -1
+
+
+@njit(cache=True)
+def no_sample(row, tables, mask, count, s):
+    """``vec_sample`` of a kernel that has none: count through the mask."""
+    return -1, s
 
 
 def _run(rows, tables, initial, rng, episode, actions, every, done, legal, counts, masks,
@@ -154,13 +165,13 @@ def seed_all(seed, rng):
         rng[i] = rng_seed(s ^ np.uint64(i))
 
 
-@njit(cache=True)
-def sample(counts, legal, flat, words, state, out):
+def _sample(rows, tables, counts, legal, masks, flat, words, state, out):
     """A uniformly random legal action per game (0 where none: a game that ended),
     from the generator ``state[0]``: from the list ``legal[i]``, or where it is stale
-    (``counts[i] < 0``, see :func:`_run`) the legal actions counted in increasing order
-    in the mask (``flat``: every game's mask in a row, ``words``: the same memory as
-    uint64, padded)."""
+    (``counts[i] < 0``, see :func:`_run`) from the kernel's ``vec_sample`` (the row's
+    own lists), else the legal actions counted in increasing order in the mask
+    (``flat``: every game's mask in a row, ``words``: the same memory as uint64,
+    padded)."""
     s = state[0]
     size = legal.shape[1]
     for i in range(counts.shape[0]):
@@ -168,11 +179,15 @@ def sample(counts, legal, flat, words, state, out):
         if count == 0:
             out[i] = 0
             continue
-        s = rng_next(s)
         if count > 0:
+            s = rng_next(s)
             out[i] = legal[i, rng_below(s, count)]
-        else:
-            out[i] = nth_set(flat, words, i * size, (i + 1) * size, rng_below(s, -1 - count))
+            continue
+        a, s = vec_sample(rows[i], tables, masks[i], -1 - count, s)
+        if a < 0:
+            s = rng_next(s)
+            a = nth_set(flat, words, i * size, (i + 1) * size, rng_below(s, -1 - count))
+        out[i] = a
     state[0] = s
 
 
@@ -211,21 +226,32 @@ _COMPILED: dict = {}
 
 
 def stepper(functions) -> Any:
-    """:func:`_run` compiled with the six functions of the module ``functions``
-    (cached on disk under a name that changes with the source of every module the
-    compiled code reaches, as ``agents.kernel_tree.simulator`` does)."""
+    """:func:`_run` compiled with the functions of the kernel module ``functions``."""
+    return _compiled(_run, functions)
+
+
+def sampler(functions) -> Any:
+    """:func:`_sample` compiled with the functions of the kernel module ``functions``."""
+    return _compiled(_sample, functions)
+
+
+def _compiled(loop_fn, functions) -> Any:
+    """``loop_fn`` compiled with the ``vec_*`` functions of the module ``functions`` as
+    its globals (cached on disk under a name that changes with the source of every
+    module the compiled code reaches, as ``agents.kernel_tree.simulator`` does)."""
     digest = hashlib.sha1()
     for name, path in sorted(source_closure([functions.__name__, __name__]).items()):
         digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    key = f"{functions.__name__.rsplit('.', 1)[-1]}_{digest.hexdigest()[:10]}"
+    key = f"{loop_fn.__name__}_{functions.__name__.rsplit('.', 1)[-1]}_" \
+          f"{digest.hexdigest()[:10]}"
     if key not in _COMPILED:
-        glob = dict(_run.__globals__)
+        glob = dict(loop_fn.__globals__)
         glob.update({name: getattr(functions, name) for name in NAMES})
         glob.update({name: getattr(functions, name, globals()[default])
                      for name, default in OPTIONAL.items()})
-        fn = types.FunctionType(_run.__code__, glob, f"_run__{key}")
-        fn.__qualname__ = f"_run__{key}"
+        fn = types.FunctionType(loop_fn.__code__, glob, key)
+        fn.__qualname__ = key
         fn.__module__ = __name__
-        fn.__doc__ = _run.__doc__
+        fn.__doc__ = loop_fn.__doc__
         _COMPILED[key] = njit(cache=True)(fn)
     return _COMPILED[key]
