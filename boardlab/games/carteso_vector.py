@@ -11,17 +11,17 @@ from .territory_vector import (C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, ob
 from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_reset(row, tables, initial, seed):
     row[:] = initial
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_legal(row, tables, out):
     return K.legal(row, tables[3][C_N], out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_play(row, tables, action):
     scratch, nbr, diag, cfg = tables
     K.play(row, scratch, cfg[C_N], nbr, diag, action)
@@ -30,17 +30,17 @@ def vec_play(row, tables, action):
     row[base + X_LAST] = action
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_player(row, tables):
     return -1 if row[K.M_OVER] != 0 else row[K.M_TURN]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_returns(row, tables, out):
     returns(K.search_lead(row), tables[3][C_KOMI], out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[3]
     n = cfg[C_N]
@@ -50,7 +50,7 @@ def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     _numbers(row, cfg, obs, scalars_at)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[3]
     n = cfg[C_N]
@@ -70,7 +70,7 @@ def _numbers(row, cfg, obs, scalars_at):
         obs[scalars_at[5]] = row[K.M_PASSES]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_mask_step(row, tables, action, mask, count):
     """The mask after ``action`` (the game goes on): a placement empties its cell for
     both colours; the pass or the button (one of them) is legal by the button's state.
@@ -87,7 +87,7 @@ def vec_mask_step(row, tables, action, mask, count):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_sample(row, tables, mask, count, s):
     """A uniformly random legal action from the row's list of empty points (a stone of
     either colour on one of them, or the pass or the button): ``(action, s)``."""

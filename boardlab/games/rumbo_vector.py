@@ -12,18 +12,18 @@ from .territory_vector import (C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, ob
 from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_reset(row, tables, initial, seed):
     row[:] = initial
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_legal(row, tables, out):
     nbr, degree, cfg, _ = tables
     return K.legal(row, cfg[C_N], nbr, degree, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_mask_step(row, tables, action, mask, count):
     """The mask after the placement ``action`` (the game goes on): only the points
     within two steps of its cell can change (a point's legality reads the point and
@@ -60,7 +60,7 @@ def near_table(nbr: np.ndarray) -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_play(row, tables, action):
     nbr, degree, cfg, _ = tables
     K.play(row, cfg[C_N], nbr, action)
@@ -69,17 +69,17 @@ def vec_play(row, tables, action):
     row[base + X_LAST] = action
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_player(row, tables):
     return -1 if row[K.M_NEMPTY] == 0 else row[K.M_TURN]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_returns(row, tables, out):
     returns(K.search_lead(row), tables[2][C_KOMI], out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[2]
     n = cfg[C_N]
@@ -90,7 +90,7 @@ def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
             scalars_at)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[2]
     n = cfg[C_N]
@@ -102,7 +102,7 @@ def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_sample(row, tables, mask, count, s):
     """A uniformly random legal action: a stone of a random colour on a random empty
     point from the row's list, drawn again while the mask says no (at most 16 draws,

@@ -77,7 +77,7 @@ def packed_scores(row, score_at):
     return row[score_at] * 65536 + row[score_at + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe_step(row, n, ob, score_at, base, obs, planes_at, cells_at):
     """Bring the board planes of the row's last observation (in ``obs``) up to date after
     one move, where no stone gained an owner (both scores as they were: a claim, or a
