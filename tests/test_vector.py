@@ -187,6 +187,9 @@ def test_bad_calls_are_refused():
         env.step(np.zeros(2))
     with pytest.raises(ValueError):
         env.reset().obs[0, 0] = 1.0                 # the arrays are read-only
+    for index in (-1, 2):
+        with pytest.raises(BoardlabError, match="no game"):
+            env.legal_actions(index)
 
 
 def test_the_gymnasium_vector_env_steps_and_rewards_the_mover():
