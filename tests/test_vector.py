@@ -64,6 +64,7 @@ def test_agrees_with_the_game_move_by_move(spec):
             np.testing.assert_array_equal(step.obs[i], obs, err_msg=where)
             np.testing.assert_array_equal(step.mask[i], mask, err_msg=where)
             np.testing.assert_array_equal(step.rewards[i], rewards, err_msg=where)
+            assert env.legal_actions(i) == ([] if over else state.legal_actions()), where
         actions = env.sample()
         before = step.terminated.copy()
         step = env.step(actions)
@@ -106,6 +107,24 @@ def test_a_seed_reproduces_every_game(spec):
     assert all(np.array_equal(a, b) for a, b in zip(first, again))
     assert np.array_equal(seeds, seeds_again)
     assert not all(np.array_equal(a, b) for a, b in zip(first, other))
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=4)", "rumbo(size=4)", "ctor(size=8)"])
+@pytest.mark.parametrize("steps", [0, 5])
+def test_sample_draws_every_legal_action_about_equally_often(spec, steps):
+    """Right after a reset (the legal list written afresh) and some moves later (the mask
+    brought up to date in place, the kernel's own draw or a count through the mask)."""
+    env = bv.make(spec, 3, seed=2)
+    env.reset()
+    for _ in range(steps):
+        env.step(env.sample())
+    draws = np.array([env.sample() for _ in range(6000)])
+    for i in range(env.n):
+        legal = env.legal_actions(i)
+        actions, counts = np.unique(draws[:, i], return_counts=True)
+        assert actions.tolist() == sorted(legal), f"game {i}"
+        expect = len(draws) / len(legal)
+        assert counts.min() > 0.7 * expect and counts.max() < 1.3 * expect, f"game {i}"
 
 
 def test_reset_with_a_seed_starts_over():
@@ -168,6 +187,9 @@ def test_bad_calls_are_refused():
         env.step(np.zeros(2))
     with pytest.raises(ValueError):
         env.reset().obs[0, 0] = 1.0                 # the arrays are read-only
+    for index in (-1, 2):
+        with pytest.raises(BoardlabError, match="no game"):
+            env.legal_actions(index)
 
 
 def test_the_gymnasium_vector_env_steps_and_rewards_the_mover():

@@ -102,6 +102,21 @@ class VectorKernel(NamedTuple):
       the value of scalar ``k`` at ``scalars_at[k]`` (skipped where < 0: a number the
       encoding does not have in this configuration).
 
+    Three more are optional, for speed (``boardlab.vector.loop`` writes afresh where a
+    module has none, or where one returns so):
+
+    - ``vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at)``:
+      the observation after a move that did not end the game, brought up to date in
+      ``obs`` (which holds the last one written from this row, its header already
+      moved on); False where it cannot;
+    - ``vec_mask_step(row, tables, action, mask, count)``: the same for the legal-action
+      mask after ``action`` (``mask`` holds the ``count`` legal actions before it);
+      the new count, or -1 where it cannot;
+    - ``vec_sample(row, tables, mask, count, s)``: a uniformly random legal action
+      drawn with the generator state ``s`` (``kernels.rng_next``) where the row's own
+      lists make that cheaper than counting through the mask: ``(action, s)``, the
+      action -1 where it cannot.
+
     ``planes`` names the planes in the kernel's order (piece codes and marks of the
     board block, as :class:`~boardlab.nn.encoding.ViewEncoder` names them), ``cells``
     gives the board description's index of each kernel cell, ``scalars`` the view paths

@@ -144,7 +144,8 @@ class Rumbo(TerritoryGame):
             return None
         state = self.new_initial_state()
         cfg = TV.config(self, len(state.buf))
-        tables = (self.topology.nbr, self.topology.degree, cfg)
+        tables = (self.topology.nbr, self.topology.degree, cfg,
+                  V.near_table(self.topology.nbr))
         return TV.declare(self, V, tables, state.buf, passes=False)
 
     def bench_playouts(self, count: int, seed: int) -> int:

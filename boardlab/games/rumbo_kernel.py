@@ -128,6 +128,19 @@ def play_if_legal(buf, n, nbr, degree, action):
     return True
 
 
+@njit(cache=True, inline="always")
+def legal_colours(buf, n, nbr, degree, cell):
+    """Whether a black stone, and whether a white one, may go on ``cell`` (as
+    :func:`is_legal` for each, in one pass)."""
+    P = n * n
+    if buf[_o(A_BOARD, P) + cell] != EMPTY:
+        return False, False
+    made = 0
+    for d in range(4):
+        made |= _holes_made(buf, P, degree, nbr[cell, d])
+    return (made & BLACK) == 0, (made & WHITE) == 0
+
+
 @njit(cache=True)
 def legal(buf, n, nbr, degree, out):
     """Write the legal play actions (black stones, then white stones) to ``out``; return

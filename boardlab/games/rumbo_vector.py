@@ -2,45 +2,84 @@
 only the row's own entries and the observation (see ``territory_vector``)."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from . import rumbo_kernel as K
+from .kernels import rng_below, rng_next
 from .territory_vector import (C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, observe_step,
                                returns, scalars)
 from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_reset(row, tables, initial, seed):
     row[:] = initial
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_legal(row, tables, out):
-    nbr, degree, cfg = tables
+    nbr, degree, cfg, _ = tables
     return K.legal(row, cfg[C_N], nbr, degree, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def vec_mask_step(row, tables, action, mask, count):
+    """The mask after the placement ``action`` (the game goes on): only the points
+    within two steps of its cell can change (a point's legality reads the point and
+    its neighbours' stones and counts; the placement changes its cell and its
+    neighbours' counts). Returns the new count."""
+    nbr, degree, cfg, near = tables
+    n = cfg[C_N]
+    P = n * n
+    x = action % P
+    for k in range(near.shape[1]):
+        y = near[x, k]
+        if y < 0:
+            break
+        black, white = K.legal_colours(row, n, nbr, degree, y)
+        count += (1 if black else 0) - (1 if mask[y] else 0) + (1 if white else 0) \
+            - (1 if mask[P + y] else 0)
+        mask[y] = black
+        mask[P + y] = white
+    return count
+
+
+def near_table(nbr: np.ndarray) -> np.ndarray:
+    """Per point, the points at most two steps away (itself first), -1 after them."""
+    rows = []
+    for x in range(len(nbr)):
+        one = [q for q in nbr[x] if q >= 0]
+        seen = [x] + one
+        for q in one:
+            seen += [r for r in nbr[q] if r >= 0 and r not in seen]
+        rows.append(list(dict.fromkeys(seen)))
+    table = np.full((len(nbr), max(map(len, rows))), -1, dtype=np.int64)
+    for x, row in enumerate(rows):
+        table[x, :len(row)] = row
+    return table
+
+
+@njit(cache=True, inline="always")
 def vec_play(row, tables, action):
-    nbr, degree, cfg = tables
+    nbr, degree, cfg, _ = tables
     K.play(row, cfg[C_N], nbr, action)
     base = cfg[C_BASE]
     row[base + X_MOVES] += 1
     row[base + X_LAST] = action
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_player(row, tables):
     return -1 if row[K.M_NEMPTY] == 0 else row[K.M_TURN]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_returns(row, tables, out):
     returns(K.search_lead(row), tables[2][C_KOMI], out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[2]
     n = cfg[C_N]
@@ -51,13 +90,31 @@ def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
             scalars_at)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[2]
     n = cfg[C_N]
-    if not observe_step(row, n, K.META + K.A_BOARD * n * n, K.M_SCORE_V, cfg[C_BASE], obs,
-                        planes_at, cells_at):
-        return False
+    P = n * n
+    observe_step(row, n, K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
+                 K.META + K.A_OWNER * P, K.M_SCORE_V, cfg[C_BASE], obs, planes_at, cells_at)
     scalars(row, cfg, 2 * row[K.M_SCORE_V], 2 * row[K.M_SCORE_H] + cfg[C_KOMI], obs,
             scalars_at)
     return True
+
+
+@njit(cache=True, inline="always")
+def vec_sample(row, tables, mask, count, s):
+    """A uniformly random legal action: a stone of a random colour on a random empty
+    point from the row's list, drawn again while the mask says no (at most 16 draws,
+    then ``-1``: the caller counts through the mask): ``(action, s)``."""
+    n = tables[2][C_N]
+    P = n * n
+    empties = row[K.M_NEMPTY]
+    at = K.META + K.A_EMPTY * P
+    for _ in range(16):
+        s = rng_next(s)
+        r = rng_below(s, 2 * empties)
+        action = row[at + (r >> 1)] + (r & 1) * P
+        if mask[action]:
+            return action, s
+    return -1, s

@@ -77,14 +77,13 @@ def packed_scores(row, score_at):
     return row[score_at] * 65536 + row[score_at + 1]
 
 
-@njit(cache=True)
-def observe_step(row, n, ob, score_at, base, obs, planes_at, cells_at):
+@njit(cache=True, inline="always")
+def observe_step(row, n, ob, opar, oown, score_at, base, obs, planes_at, cells_at):
     """Bring the board planes of the row's last observation (in ``obs``) up to date after
-    one move, where no stone gained an owner (both scores as they were: a claim, or a
-    stone joining a claimed group, adds to its owner's score): the stone placed, the
-    ``last`` mark moved. False where some did (then write afresh)."""
-    if packed_scores(row, score_at) != row[base + X_SEEN_SCORES]:
-        return False
+    one move: the stone placed, the ``last`` mark moved and, where some stone gained an
+    owner (either score changed: a claim, or a stone joining a claimed group), the
+    owner of every stone not yet shown with one (a claim is for good: a stone once
+    owned stays so, by the same side)."""
     P = n * n
     shown, last = row[base + X_SEEN_LAST], row[base + X_LAST]
     if 0 <= shown < 2 * P:
@@ -94,6 +93,19 @@ def observe_step(row, n, ob, score_at, base, obs, planes_at, cells_at):
         obs[planes_at[row[ob + x] - 1] + cells_at[x]] = 1.0
         obs[planes_at[2] + cells_at[x]] = 1.0
     row[base + X_SEEN_LAST] = last
+    scores = packed_scores(row, score_at)
+    if scores != row[base + X_SEEN_SCORES]:
+        row[base + X_SEEN_SCORES] = scores
+        vertical, horizontal = planes_at[3], planes_at[4]
+        for x in range(P):
+            if row[ob + x] == 0:
+                continue
+            at = cells_at[x]
+            if obs[vertical + at] != 0.0 or obs[horizontal + at] != 0.0:
+                continue
+            owner = row[oown + find_at(row, opar, x)]
+            if owner >= 0:
+                obs[planes_at[3 + owner] + at] = 1.0
     return True
 
 

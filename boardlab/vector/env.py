@@ -65,6 +65,7 @@ class VectorEnv:
         self.num_seats = game.num_seats
         self.observation_size = self.encoder.size
         self._run = loop.stepper(kernel.functions)
+        self._sample = loop.sampler(kernel.functions)
         initial = np.asarray(kernel.initial)
         self._initial = initial
         self._rows = np.empty((n, len(initial)), dtype=initial.dtype)
@@ -73,7 +74,10 @@ class VectorEnv:
         self._done = np.zeros(n, dtype=np.bool_)
         self._legal = np.zeros((n, self.num_actions), dtype=np.int32)
         self._counts = np.zeros(n, dtype=np.int64)
-        self._masks = np.zeros((n, self.num_actions), dtype=np.bool_)
+        store = np.zeros(-(-n * self.num_actions // 8) * 8, dtype=np.bool_)
+        self._mask_flat = store[:n * self.num_actions]        # every mask, one by one,
+        self._mask_words = store.view(np.uint64)              # and as words (sample)
+        self._masks = self._mask_flat.reshape(n, self.num_actions)
         self._obs = np.zeros((n, self.observation_size), dtype=np.float32)
         self._rewards = np.zeros((n, self.num_seats), dtype=np.float32)
         self._terminated = np.zeros(n, dtype=np.bool_)
@@ -134,7 +138,11 @@ class VectorEnv:
     def _reason(self, index: int, action: int) -> str:
         if not 0 <= action < self.num_actions:
             return f"outside 0..{self.num_actions - 1}"
-        return f"{int(self._counts[index])} legal actions there, see the mask"
+        return f"{self._count(index)} legal actions there, see the mask"
+
+    def _count(self, index: int) -> int:
+        count = int(self._counts[index])
+        return count if count >= 0 else -1 - count
 
     def _call(self, actions: np.ndarray, every: bool) -> None:
         lay, kernel = self.layout, self.kernel
@@ -147,12 +155,20 @@ class VectorEnv:
         """A uniformly random legal action for every game (0 for a game that just ended),
         from the environment's own generator (seeded with it)."""
         out = np.empty(self.n, dtype=np.int64)
-        loop.sample(self._counts, self._legal, self._sampler, out)
+        self._sample(self._rows, self.kernel.tables, self._counts, self._legal, self._masks,
+                     self._mask_flat, self._mask_words, self._sampler, out)
         return out
 
     def legal_actions(self, index: int) -> list[int]:
         """The legal actions of game ``index`` now, in the game's own order."""
-        return self._legal[index, :int(self._counts[index])].tolist()
+        if not 0 <= index < self.n:
+            raise BoardlabError(f"no game {index!r}: there are {self.n}, from 0")
+        count = int(self._counts[index])
+        if count >= 0:
+            return self._legal[index, :count].tolist()
+        out = np.zeros(self.num_actions, dtype=np.int32)
+        count = self.kernel.functions.vec_legal(self._rows[index], self.kernel.tables, out)
+        return out[:count].tolist()
 
 
 def make(spec: str | Game, n: int, seed: int | None = None) -> VectorEnv:
