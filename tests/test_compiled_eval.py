@@ -1,0 +1,132 @@
+"""The network evaluated inside the compiled search (agents.kernel_eval_tree,
+nn.compiled_net): its features, its forward pass and the search that uses them."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import boardlab
+from boardlab.agents import kernel_eval_tree as ket
+from boardlab.agents.compiled_eval import CompiledNet
+from boardlab.nn import compiled_net
+from boardlab.nn.features import BoardFeatures
+from boardlab.nn.net import load_network
+
+
+def _network(game, features):
+    """The shipped network of ``game``, else a small untrained one."""
+    try:
+        return load_network(game, "", features)
+    except boardlab.core.errors.OptionError:
+        return compiled_net.random_network(features, game.spec, game.num_actions, 8, 2, seed=3)
+
+
+def _positions(game, games: int, seed: int):
+    """(state, search position) pairs of random games, the search position's buffer
+    reached by the search kernel's own moves (``search_play``) from a few moves back."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = game.new_initial_state()
+        back = None
+        while not state.is_terminal():
+            if back is None or rng.random() < 0.2:
+                back = (state.clone(), [])
+            yield state, back
+            action = rng.choice(state.legal_actions())
+            state.apply(action)
+            back[1].append(action)
+
+
+@pytest.mark.parametrize("spec,games", [("carteso(size=9)", 5), ("carteso(size=5)", 20),
+                                        ("rumbo(size=9)", 4)])
+def test_leaf_features_equal_the_views(spec, games):
+    game = boardlab.make(spec)
+    assert ket.available(game)
+    features = BoardFeatures(game)
+    network = _network(game, features)
+    features.scale = network.scale
+    search = CompiledNet(game, network, features)
+    leaf = search.leaf
+    checked = 0
+    for state, (origin, moves) in _positions(game, games, seed=7):
+        kernel, buf, scratch, n, nbr, aux, _, _ = origin.search_kernel()
+        work = buf.copy()
+        for action in moves:                       # the search's own moves
+            kernel.search_play(work, scratch, n, nbr, aux, action)
+        seat = state.acting_seats()[0]
+        history = state.history
+        observe = search.compiled(kernel)[0]
+        observe(work, len(history), history[-1][1] if history else -1, seat, leaf)
+        view = state.view(seat)
+        assert np.array_equal(leaf.obs, features.encoder.encode(view))
+        planes = features.encode(view)
+        board = leaf.obs[features.board_cells].reshape(features.board_planes, -1)
+        assert np.array_equal(board, planes[:features.board_planes].reshape(
+            features.board_planes, -1))
+        assert np.allclose(leaf.scalars * network.scale, planes[features.board_planes:, 0, 0])
+        checked += 1
+    assert checked >= 100
+
+
+@pytest.mark.parametrize("spec,size", [("carteso(size=9)", None), ("rumbo(size=9)", None),
+                                       ("carteso(size=5)", (16, 3))])
+def test_compiled_forward_equals_numpy(spec, size):
+    game = boardlab.make(spec)
+    features = BoardFeatures(game)
+    network = load_network(game, "", features) if size is None else \
+        compiled_net.random_network(features, spec, game.num_actions, *size, seed=5)
+    features.scale = network.scale
+    packed = compiled_net.pack(network, features.board_planes)
+    work = compiled_net.scratch_for(packed)
+    logits = np.zeros(game.num_actions, dtype=np.float32)
+    values = np.zeros(len(game.seat_names), dtype=np.float32)
+    rng = random.Random(11)
+    for _ in range(40):
+        state = game.new_initial_state()
+        for _ in range(rng.randrange(2 * game.points // 3)):
+            if state.is_terminal():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        if state.is_terminal():
+            continue
+        flat = features.encoder.encode(state.view(state.acting_seats()[0]))
+        want_logits, want_values = network.forward(features.planes(flat))
+        compiled_net.forward(packed, np.ascontiguousarray(flat[features.board_cells]),
+                             np.ascontiguousarray(features.raw_scalars(flat)), work, logits,
+                             values)
+        assert np.allclose(logits, want_logits, atol=1e-4, rtol=1e-4)
+        assert np.allclose(values, want_values, atol=1e-5)
+
+
+def test_compiled_search_is_legal_and_deterministic():
+    game = boardlab.make("carteso(size=9)")
+    features = BoardFeatures(game)
+    search = CompiledNet(game, load_network(game, "", features), features)
+    rng = random.Random(2)
+    state = game.new_initial_state()
+    for _ in range(10):
+        state.apply(rng.choice(state.legal_actions()))
+    first = search.search(state, 300)
+    assert first == search.search(state, 300)
+    assert set(first) == set(state.legal_actions())
+    assert sum(v for v, _, _ in first.values()) == 299     # the root's own is the first
+    assert abs(sum(p for _, _, p in first.values()) - 1.0) < 1e-6
+    best = max(first, key=lambda a: first[a][0])
+    assert best in state.legal_actions()
+
+
+def test_compiled_search_plays_to_the_end():
+    """Searches right up to the end of a game: finished positions in the tree are valued
+    by their result, the moves stay legal."""
+    game = boardlab.make("carteso(size=5)")
+    features = BoardFeatures(game)
+    network = compiled_net.random_network(features, game.spec, game.num_actions, 8, 2, seed=1)
+    search = CompiledNet(game, network, features)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        children = search.search(state, 60)
+        action = max(children, key=lambda a: (children[a][0], -a))
+        assert action in state.legal_actions()
+        state.apply(action)
