@@ -247,6 +247,8 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
 
 
 _COMPILED: dict = {}
+#: the compiled copies by module names (the digest of the sources is taken once a process)
+_BY_MODULES: dict = {}
 
 
 def _cache_name(kernel, functions) -> str:
@@ -271,6 +273,9 @@ def compiled(kernel, functions) -> tuple:
     """``(observe_leaf, evaluate, simulate, observe_repeat)`` compiled with the search
     kernel ``kernel``'s functions and the vector kernel ``functions``' (cached on disk
     under a name that changes with the source they reach)."""
+    known = _BY_MODULES.get((kernel.__name__, functions.__name__))
+    if known is not None:
+        return known
     name = _cache_name(kernel, functions)
     if name not in _COMPILED:
         glob = dict(_simulate.__globals__)
@@ -284,4 +289,5 @@ def compiled(kernel, functions) -> tuple:
         glob = dict(glob, _evaluate=evaluate)
         _COMPILED[name] = (observe, evaluate, _copy(_simulate, glob, name),
                            _copy(_observe_repeat, glob, name))
+    _BY_MODULES[kernel.__name__, functions.__name__] = _COMPILED[name]
     return _COMPILED[name]
