@@ -130,3 +130,31 @@ def test_compiled_search_plays_to_the_end():
         action = max(children, key=lambda a: (children[a][0], -a))
         assert action in state.legal_actions()
         state.apply(action)
+
+
+def test_the_agent_reaches_the_compiled_network_search():
+    """``mcts(evaluator=net,compiled_net=true)`` searches compiled (its simulations are
+    the compiled tree's), plays legal moves, and the same seed gives the same game."""
+    from boardlab.agents import make_agent
+
+    game = boardlab.make("carteso(size=9)")
+    spec = "mcts(evaluator=net,compiled_net=true,iterations=60)"
+
+    def play(seed: int) -> list:
+        agents = [make_agent(spec, game, seat, seed=seed + seat) for seat in range(2)]
+        assert all(agent.cnet is not None for agent in agents)
+        state, moves = game.new_initial_state(), []
+        for _ in range(12):
+            seat = state.acting_seats()[0]
+            action = agents[seat].act(state.view(seat))
+            assert action in state.legal_actions()
+            assert agents[seat].cnet.last_tree is not None
+            moves.append(action)
+            state.apply(action)
+        return moves
+
+    assert play(4) == play(4)
+    plain = make_agent("mcts(evaluator=net)", game, 0)
+    assert plain.cnet is None                      # the Python tree unless asked
+    mixed = make_agent("mcts(evaluator=net,compiled_net=true,mix=0.5)", game, 0)
+    assert mixed.cnet is None                      # a rollout's share: the Python tree

@@ -26,7 +26,9 @@ class CompiledNet:
         self.game, self.network, self.features = game, network, features
         self.c_puct, self.fpu = c_puct, fpu
         self.leaf = ket.prepare(game, network, features)
-        self.functions = game.vector_kernel().functions
+        kernel = game.vector_kernel()
+        assert kernel is not None             # (ket.prepare refuses a game without one)
+        self.functions = kernel.functions
         self.last_tree: ket.EvalTree | None = None
 
     @classmethod

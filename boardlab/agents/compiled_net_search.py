@@ -11,6 +11,7 @@ between moves here.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from ..core.game import Game
 from .budgets import CHECK_EVERY, Budgets, settled, simulations_left
@@ -23,7 +24,7 @@ class CompiledNetSearch(Budgets):
 
     game: Game
     options: dict
-    evaluator: object
+    evaluator: Any
     simulations: int
     iterations_done: int
     roots: list

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from ..core.errors import BoardlabError
 from ..core.game import Game
 from ..nn import compiled_net
 from ..nn.features import BoardFeatures
@@ -115,6 +116,8 @@ def available(game: Game) -> bool:
 def prepare(game: Game, network: Network, features: BoardFeatures | None = None) -> Leaf:
     """The arrays of :class:`Leaf` for ``game`` and ``network`` (see :func:`available`)."""
     kernel = game.vector_kernel()
+    if kernel is None:
+        raise BoardlabError(f"{game.spec}: no vector kernel observes its positions")
     features = features or BoardFeatures(game)
     lay = layout(game.spec, features.encoder, kernel)
     seats = len(features.encoder.seats)
