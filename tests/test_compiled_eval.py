@@ -156,5 +156,22 @@ def test_the_agent_reaches_the_compiled_network_search():
     assert play(4) == play(4)
     plain = make_agent("mcts(evaluator=net)", game, 0)
     assert plain.cnet is None                      # the Python tree unless asked
-    mixed = make_agent("mcts(evaluator=net,compiled_net=true,mix=0.5)", game, 0)
-    assert mixed.cnet is None                      # a rollout's share: the Python tree
+
+
+def test_the_value_mixed_with_a_playout_and_uniform_priors():
+    """``priors=false``: every legal action the same prior; ``mix``: a share of a random
+    playout's result (the seed decides which), the Python tree's options."""
+    from boardlab.agents import make_agent
+
+    game = boardlab.make("carteso(size=9)")
+    agent = make_agent("mcts(evaluator=net,compiled_net=true,priors=false,mix=0.5)", game, 0)
+    assert agent.cnet is not None and agent.cnet.mix == 0.5 and not agent.cnet.priors
+    state = game.new_initial_state()
+    first = agent.cnet.search(state, 200, seed=1)
+    assert len({p for _, _, p in first.values()}) == 1               # uniform
+    assert first == agent.cnet.search(state, 200, seed=1)
+    assert first != agent.cnet.search(state, 200, seed=2)           # the playouts differ
+    plain = CompiledNet(game, agent.cnet.network, priors=False).search(state, 200, seed=1)
+    assert plain == CompiledNet(game, agent.cnet.network, priors=False).search(
+        state, 200, seed=2)                                          # no playout, no seed
+    assert plain != first

@@ -20,11 +20,12 @@ class CompiledNet:
     """The compiled PUCT search of ``game`` with ``network`` (see the module)."""
 
     def __init__(self, game: Game, network: Network, features: BoardFeatures | None = None,
-                 c_puct: float = 1.5, fpu: float = 0.2):
+                 c_puct: float = 1.5, fpu: float = 0.2, priors: bool = True,
+                 mix: float = 0.0):
         features = features or BoardFeatures(game)
         features.scale = network.scale
         self.game, self.network, self.features = game, network, features
-        self.c_puct, self.fpu = c_puct, fpu
+        self.c_puct, self.fpu, self.priors, self.mix = c_puct, fpu, priors, mix
         self.leaf = ket.prepare(game, network, features)
         kernel = game.vector_kernel()
         assert kernel is not None             # (ket.prepare refuses a game without one)
@@ -42,18 +43,18 @@ class CompiledNet:
         """``kernel_eval_tree.compiled``'s functions for the search kernel ``kernel``."""
         return ket.compiled(kernel, self.functions)
 
-    def start(self, state: State):
+    def start(self, state: State, seed: int = 0):
         """The search of ``state`` (a position that offers ``search_kernel``): a
         :class:`Run` whose :meth:`Run.simulate` runs batches; None where it offers none."""
         position = state.search_kernel()
         if position is None:
             return None
         history = state.history
-        return Run(self, position, len(history), history[-1][1] if history else -1)
+        return Run(self, position, len(history), history[-1][1] if history else -1, seed)
 
-    def search(self, state: State, simulations: int) -> dict:
+    def search(self, state: State, simulations: int, seed: int = 0) -> dict:
         """``{action: (visits, value, prior)}`` at the root after ``simulations``."""
-        run = self.start(state)
+        run = self.start(state, seed)
         if run is None:
             raise ValueError(f"{self.game.spec}: this position offers no compiled search")
         run.simulate(simulations)
@@ -63,7 +64,8 @@ class CompiledNet:
 class Run:
     """One search's arrays (a new tree) and its batches of simulations."""
 
-    def __init__(self, owner: CompiledNet, position: tuple, moves: int, last: int):
+    def __init__(self, owner: CompiledNet, position: tuple, moves: int, last: int,
+                 seed: int = 0):
         kernel, buf, scratch, n, nbr, aux, komi_half, seat_of_side = position
         self.owner = owner
         self.simulator = owner.compiled(kernel)[2]
@@ -75,6 +77,7 @@ class Run:
         self.tree = owner.last_tree = ket.EvalTree()
         self.results = np.zeros(2)
         self.done = 0
+        self.seed = seed
 
     def simulate(self, count: int) -> int:
         """Run ``count`` simulations (the tree grows as needed); return how many ran."""
@@ -85,7 +88,8 @@ class Run:
             ran += self.simulator(*self.args, self.out, self.path, tree.links, tree.stats,
                                   tree.used, tree.root, count - ran, owner.c_puct,
                                   owner.fpu, self.seat_of_side, self.moves, self.last,
-                                  owner.leaf, self.results)
+                                  owner.leaf, self.results, not owner.priors, owner.mix,
+                                  (self.seed + self.done + ran) % 2 ** 62)
         self.done += ran
         return ran
 

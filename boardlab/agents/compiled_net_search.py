@@ -35,21 +35,22 @@ class CompiledNetSearch(Budgets):
     def _compiled_net(self, given_evaluator) -> CompiledNet | None:
         """The compiled search of this agent's network where the options ask for it
         and the game allows it, else None (the Python tree)."""
-        network = getattr(self.evaluator, "network", None)
+        inner = getattr(self.evaluator, "first", self.evaluator)    # (under a blend)
+        network = getattr(inner, "network", None)
         if not self.options.get("compiled_net") or not self.fixed or \
                 given_evaluator is not None or \
                 self.options["evaluator"] != "net" or network is None or \
-                not self.options["priors"] or self.options["mix"] or \
-                self.options["net_at"] != "leaf":
+                self.options["net_at"] != "leaf" or self.options["playout"] != "random":
             return None
-        return CompiledNet.for_game(self.game, network, getattr(self.evaluator, "features", None),
-                                    c_puct=self.options["c_puct"], fpu=self.options["fpu"])
+        return CompiledNet.for_game(self.game, network, getattr(inner, "features", None),
+                                    c_puct=self.options["c_puct"], fpu=self.options["fpu"],
+                                    priors=self.options["priors"], mix=self.options["mix"])
 
     def _search_compiled_net(self, base, view, budget, called, totals) -> dict | None:
         """:meth:`_search` with PUCT simulations run compiled, a batch at a time; None
         where ``base`` offers no compiled search (the Python tree then)."""
         assert self.cnet is not None
-        run = self.cnet.start(base)
+        run = self.cnet.start(base, self.rng.randrange(2 ** 62))
         if run is None:
             return None
         legal = view["legal_actions"]

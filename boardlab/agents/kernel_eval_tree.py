@@ -19,8 +19,10 @@ once, made when the node is first evaluated, each with its prior), the action th
 led to it, the side to move, its visits and the sum of the values of the side that
 chose it. Selection is ``mcts_tree.select_puct``'s: ``q + c_puct * prior *
 sqrt(n) / (1 + visits)``, an unvisited child's ``q`` the mean of the tried ones less
-``fpu``. A leaf is valued by the network (each side its own seat's value), a finished
-game by its result.
+``fpu``; the priors are the softmax of the network's logits over the legal actions, or
+(``priors=false``) all the same. A leaf is valued by the network (each side its own
+seat's value), mixed where asked (``mix``) with a random playout's result as in the
+Python tree; a finished game by its result.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ from ..nn import compiled_net
 from ..nn.features import BoardFeatures
 from ..nn.kernel_layout import layout
 from ..nn.net import Network
+from ..games.kernels import rng_next, rng_seed
 from .kernel_tree import PACKAGE_ROOT, source_closure
 
 # The kernel functions the compiled code calls (placeholders here: each compiled copy
@@ -47,6 +50,7 @@ search_turn: Any = None
 search_legal: Any = None
 search_play: Any = None
 search_lead: Any = None
+search_playout: Any = None
 search_row: Any = None
 vec_observe: Any = None
 observe_leaf: Any = None
@@ -165,12 +169,15 @@ def _observe_repeat(buf, moves, last, seat, leaf, times):
 
 def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links, stats,
               used, root, sims, c_puct, fpu, seat_of_side, root_moves, root_last, leaf,
-              results):
+              results, uniform, mix, seed):
     """Run up to ``sims`` simulations from ``root`` (whose position is ``root_buf``, after
     ``root_moves`` moves, the last ``root_last``); return how many ran (fewer when the
     node arrays could not hold a new node's children). ``results`` gains each side's
-    values."""
+    values. With ``uniform`` every legal action gets the same prior (the network's
+    logits unused); with ``mix`` > 0 a leaf is worth that share of a random playout's
+    result (``seed`` its random numbers) and the rest of the network's value."""
     capacity = links.shape[1]
+    s = rng_seed(seed)
     room = out.shape[0] + 1
     values = leaf.values
     done = 0
@@ -207,7 +214,7 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
                     links[SIDE, child] = -1
                     stats[VISITS, child] = 0.0
                     stats[VALUE, child] = 0.0
-                    p = math.exp(logits[out[i]] - top)
+                    p = 1.0 if uniform else math.exp(logits[out[i]] - top)
                     stats[PRIOR, child] = p
                     total += p
                 for i in range(count):
@@ -217,6 +224,13 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
                 links[COUNT, node] = count
                 r0 = values[seat_of_side[0]]
                 r1 = values[seat_of_side[1]]
+                if mix > 0.0:                    # a share of a random playout's result
+                    s = rng_next(s)
+                    search_playout(work, scratch, n, nbr, aux, np.int64(s >> np.uint64(1)))
+                    lead = search_lead(work) - komi_half
+                    played = 1.0 if lead > 0 else -1.0 if lead < 0 else 0.0
+                    r0 = (1.0 - mix) * r0 + mix * played
+                    r1 = (1.0 - mix) * r1 - mix * played
                 break
             first, count = links[FIRST, node], links[COUNT, node]
             if count == 0:
@@ -284,7 +298,7 @@ def compiled(kernel, functions) -> tuple:
         glob = dict(_simulate.__globals__)
         glob.update({key: getattr(kernel, key) for key in
                      ("search_over", "search_turn", "search_legal", "search_play",
-                      "search_lead")})
+                      "search_lead", "search_playout")})
         glob.update(search_row=functions.search_row, vec_observe=functions.vec_observe)
         observe = _copy(_observe_leaf, glob, name)
         glob = dict(glob, observe_leaf=observe)
