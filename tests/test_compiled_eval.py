@@ -159,8 +159,8 @@ def test_the_agent_reaches_the_compiled_network_search():
 
 
 def test_the_value_mixed_with_a_playout_and_uniform_priors():
-    """``priors=false``: every legal action the same prior; ``mix``: a share of a random
-    playout's result (the seed decides which), the Python tree's options."""
+    """``priors=false``: UCB1, untried actions first at random; ``mix``: a share of a
+    random playout's result (the seed decides which), the Python tree's options."""
     from boardlab.agents import make_agent
 
     game = boardlab.make("carteso(size=9)")
@@ -171,7 +171,7 @@ def test_the_value_mixed_with_a_playout_and_uniform_priors():
     assert len({p for _, _, p in first.values()}) == 1               # uniform
     assert first == agent.cnet.search(state, 200, seed=1)
     assert first != agent.cnet.search(state, 200, seed=2)           # the playouts differ
-    plain = CompiledNet(game, agent.cnet.network, priors=False).search(state, 200, seed=1)
-    assert plain == CompiledNet(game, agent.cnet.network, priors=False).search(
-        state, 200, seed=2)                                          # no playout, no seed
-    assert plain != first
+    assert min(v for v, _, _ in first.values()) >= 1                  # each tried once
+    guided = CompiledNet(game, agent.cnet.network).search(state, 200, seed=1)
+    assert guided == CompiledNet(game, agent.cnet.network).search(state, 200, seed=2)
+    assert min(v for v, _, _ in guided.values()) == 0                 # PUCT: not all tried

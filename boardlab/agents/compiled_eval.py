@@ -21,11 +21,12 @@ class CompiledNet:
 
     def __init__(self, game: Game, network: Network, features: BoardFeatures | None = None,
                  c_puct: float = 1.5, fpu: float = 0.2, priors: bool = True,
-                 mix: float = 0.0):
+                 mix: float = 0.0, c: float = 0.0):
         features = features or BoardFeatures(game)
         features.scale = network.scale
         self.game, self.network, self.features = game, network, features
         self.c_puct, self.fpu, self.priors, self.mix = c_puct, fpu, priors, mix
+        self.c = c or game.exploration       # UCB's, where priors=false
         self.leaf = ket.prepare(game, network, features)
         kernel = game.vector_kernel()
         assert kernel is not None             # (ket.prepare refuses a game without one)
@@ -88,7 +89,8 @@ class Run:
             ran += self.simulator(*self.args, self.out, self.path, tree.links, tree.stats,
                                   tree.used, tree.root, count - ran, owner.c_puct,
                                   owner.fpu, self.seat_of_side, self.moves, self.last,
-                                  owner.leaf, self.results, not owner.priors, owner.mix,
+                                  owner.leaf, self.results, not owner.priors, owner.c,
+                                  owner.mix,
                                   (self.seed + self.done + ran) % 2 ** 62)
         self.done += ran
         return ran

@@ -44,7 +44,8 @@ class CompiledNetSearch(Budgets):
             return None
         return CompiledNet.for_game(self.game, network, getattr(inner, "features", None),
                                     c_puct=self.options["c_puct"], fpu=self.options["fpu"],
-                                    priors=self.options["priors"], mix=self.options["mix"])
+                                    priors=self.options["priors"], mix=self.options["mix"],
+                                    c=self.options["c"])
 
     def _search_compiled_net(self, base, view, budget, called, totals) -> dict | None:
         """:meth:`_search` with PUCT simulations run compiled, a batch at a time; None

@@ -19,10 +19,11 @@ once, made when the node is first evaluated, each with its prior), the action th
 led to it, the side to move, its visits and the sum of the values of the side that
 chose it. Selection is ``mcts_tree.select_puct``'s: ``q + c_puct * prior *
 sqrt(n) / (1 + visits)``, an unvisited child's ``q`` the mean of the tried ones less
-``fpu``; the priors are the softmax of the network's logits over the legal actions, or
-(``priors=false``) all the same. A leaf is valued by the network (each side its own
-seat's value), mixed where asked (``mix``) with a random playout's result as in the
-Python tree; a finished game by its result.
+``fpu``, the priors the softmax of the network's logits over the legal actions; or
+(``priors=false``) UCB1 as in :mod:`.kernel_tree` (``c``), untried actions first. A
+leaf is valued by the network (each side its own seat's value), mixed where asked
+(``mix``) with a random playout's result as in the Python tree; a finished game by its
+result.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from ..nn import compiled_net
 from ..nn.features import BoardFeatures
 from ..nn.kernel_layout import layout
 from ..nn.net import Network
-from ..games.kernels import rng_next, rng_seed
+from ..games.kernels import rng_below, rng_next, rng_seed
 from .kernel_tree import PACKAGE_ROOT, source_closure
 
 # The kernel functions the compiled code calls (placeholders here: each compiled copy
@@ -167,15 +168,60 @@ def _observe_repeat(buf, moves, last, seat, leaf, times):
         observe_leaf(buf, moves, last, seat, leaf)
 
 
+@njit(cache=True, inline="always")
+def _puct(stats, first, count, c_puct, fpu):
+    """The child of the highest PUCT score (``mcts_tree.select_puct``'s rule)."""
+    tried, value = 0.0, 0.0
+    for child in range(first, first + count):
+        tried += stats[VISITS, child]
+        value += stats[VALUE, child]
+    q0 = value / tried - fpu if tried > 0.0 else 0.0
+    sq = math.sqrt(tried if tried > 1.0 else 1.0)
+    best, best_score = first, -np.inf
+    for child in range(first, first + count):
+        visits = stats[VISITS, child]
+        q = stats[VALUE, child] / visits if visits > 0.0 else q0
+        score = q + c_puct * stats[PRIOR, child] * sq / (1.0 + visits)
+        if score > best_score:
+            best, best_score = child, score
+    return best
+
+
+@njit(cache=True, inline="always")
+def _ucb(links, stats, node, first, count, c, s):
+    """An untried child at random (``s`` the random state), else the child of the highest
+    UCB1 score (``kernel_tree``'s rule); returns it and the random state."""
+    untried = 0
+    for child in range(first, first + count):
+        untried += stats[VISITS, child] == 0.0
+    if untried:
+        s = rng_next(s)
+        k = rng_below(s, untried)
+        for child in range(first, first + count):
+            if stats[VISITS, child] == 0.0:
+                if k == 0:
+                    return child, s
+                k -= 1
+    log_n = math.log(max(stats[VISITS, node], 1.0))
+    best, best_score = first, -np.inf
+    for child in range(first, first + count):
+        visits = stats[VISITS, child]
+        score = stats[VALUE, child] / visits + c * math.sqrt(log_n / visits)
+        if score > best_score:
+            best, best_score = child, score
+    return best, s
+
+
 def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links, stats,
               used, root, sims, c_puct, fpu, seat_of_side, root_moves, root_last, leaf,
-              results, uniform, mix, seed):
+              results, uniform, c, mix, seed):
     """Run up to ``sims`` simulations from ``root`` (whose position is ``root_buf``, after
     ``root_moves`` moves, the last ``root_last``); return how many ran (fewer when the
     node arrays could not hold a new node's children). ``results`` gains each side's
-    values. With ``uniform`` every legal action gets the same prior (the network's
-    logits unused); with ``mix`` > 0 a leaf is worth that share of a random playout's
-    result (``seed`` its random numbers) and the rest of the network's value."""
+    values. With ``uniform`` the network's logits are unused: selection is UCB1 (an
+    untried action first, at random; ``c`` its constant); with ``mix`` > 0 a leaf is
+    worth that share of a random playout's result (``seed`` its random numbers) and the
+    rest of the network's value."""
     capacity = links.shape[1]
     s = rng_seed(seed)
     room = out.shape[0] + 1
@@ -235,19 +281,10 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
             first, count = links[FIRST, node], links[COUNT, node]
             if count == 0:
                 raise ValueError("a position that is not over has no legal action")
-            tried, value = 0.0, 0.0
-            for child in range(first, first + count):
-                tried += stats[VISITS, child]
-                value += stats[VALUE, child]
-            q0 = value / tried - fpu if tried > 0.0 else 0.0
-            sq = math.sqrt(tried if tried > 1.0 else 1.0)
-            best, best_score = first, -np.inf
-            for child in range(first, first + count):
-                visits = stats[VISITS, child]
-                q = stats[VALUE, child] / visits if visits > 0.0 else q0
-                score = q + c_puct * stats[PRIOR, child] * sq / (1.0 + visits)
-                if score > best_score:
-                    best, best_score = child, score
+            if uniform:
+                best, s = _ucb(links, stats, node, first, count, c, s)
+            else:
+                best = _puct(stats, first, count, c_puct, fpu)
             search_play(work, scratch, n, nbr, aux, links[ACTION, best])
             node = best
             depth += 1
