@@ -79,8 +79,8 @@ def cmd_bench(args) -> int:
 
 
 def _print_eval(args, specs, keep) -> int:
-    """``--eval``: the cost of a network's evaluation in search (``bench_eval``)."""
-    from ..bench_eval import bench_eval
+    """``--eval``: the cost of a network's evaluation in search (``checks.evalbench``)."""
+    from ..checks.evalbench import bench_eval
 
     try:
         small = tuple(int(x) for x in args.eval_small.lower().split("x"))

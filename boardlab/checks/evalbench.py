@@ -21,7 +21,7 @@ import random
 import statistics
 import time
 
-from .core.registry import make
+from ..core.registry import make
 
 
 def _positions(game, runs: int, seed: int) -> list:
@@ -40,8 +40,8 @@ def _positions(game, runs: int, seed: int) -> list:
 
 def _search_cost(game, spec: str, states: list, seconds: float) -> float:
     """Median CPU microseconds a simulation of agent ``spec`` over ``states``."""
-    from .agents import make_agent
-    from .core.options import with_options
+    from ..agents import make_agent
+    from ..core.options import with_options
 
     first = states[0]
     seat = first.acting_seats()[0]
@@ -61,10 +61,10 @@ def _search_cost(game, spec: str, states: list, seconds: float) -> float:
 def _part_costs(game, states: list, times: int = 400) -> tuple[float, float]:
     """CPU microseconds of a leaf's features and of the network's forward pass (each
     repeated ``times`` times in compiled code, the median over ``states``)."""
-    from .agents.compiled_eval import CompiledNet
-    from .nn.compiled_net import forward_repeat
-    from .nn.features import BoardFeatures
-    from .nn.net import load_network
+    from ..agents.compiled_eval import CompiledNet
+    from ..nn.compiled_net import forward_repeat
+    from ..nn.features import BoardFeatures
+    from ..nn.net import load_network
 
     features = BoardFeatures(game)
     search = CompiledNet(game, load_network(game, "", features), features)
@@ -91,9 +91,9 @@ def _part_costs(game, states: list, times: int = 400) -> tuple[float, float]:
 def _small_cost(game, states: list, seconds: float, size: tuple[int, int]) -> float:
     """Median CPU microseconds a compiled simulation with an untrained network of
     ``size`` (channels, blocks)."""
-    from .agents.compiled_eval import CompiledNet
-    from .nn.compiled_net import random_network
-    from .nn.features import BoardFeatures
+    from ..agents.compiled_eval import CompiledNet
+    from ..nn.compiled_net import random_network
+    from ..nn.features import BoardFeatures
 
     features = BoardFeatures(game)
     search = CompiledNet(game, random_network(features, game.spec, game.num_actions, *size),
@@ -113,7 +113,7 @@ def bench_eval(spec: str, seconds: float = 1.0, runs: int = 3, seed: int = 1,
                small: tuple[int, int] = (8, 2)) -> dict:
     """The figures of the module's text for ``spec`` (a game with a shipped network whose
     leaves the compiled search can observe)."""
-    from .nn.net import _one_blas_thread
+    from ..nn.net import _one_blas_thread
 
     _one_blas_thread()                      # as a search with a network has
     game = make(spec)
