@@ -10,6 +10,7 @@ between moves here.
 """
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 
@@ -25,6 +26,7 @@ class CompiledNetSearch(Budgets):
     game: Game
     options: dict
     evaluator: Any
+    rng: random.Random
     simulations: int
     iterations_done: int
     roots: list
