@@ -175,3 +175,20 @@ def test_the_value_mixed_with_a_playout_and_uniform_priors():
     guided = CompiledNet(game, agent.cnet.network).search(state, 200, seed=1)
     assert guided == CompiledNet(game, agent.cnet.network).search(state, 200, seed=2)
     assert min(v for v, _, _ in guided.values()) == 0                 # PUCT: not all tried
+
+
+def test_the_batches_do_not_change_the_search():
+    """Simulations run in one call or several (batches, a tree grown between them, the
+    arrays of an earlier search reused) give the same tree: the random state is carried."""
+    game = boardlab.make("carteso(size=9)")
+    features = BoardFeatures(game)
+    network = load_network(game, "", features)
+    search = CompiledNet(game, network, features, priors=False, mix=0.5)
+    state = game.new_initial_state()
+    run = search.start(state, seed=3)
+    for _ in range(6):
+        run.simulate(25)
+    split = run.children()
+    fresh = CompiledNet(game, network, features, priors=False, mix=0.5)
+    assert fresh.search(state, 150, seed=3) == split
+    assert search.search(state, 150, seed=3) == split                 # arrays reused

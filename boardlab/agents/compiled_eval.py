@@ -63,7 +63,8 @@ class CompiledNet:
 
 
 class Run:
-    """One search's arrays (a new tree) and its batches of simulations."""
+    """One search (a cleared tree, the arrays of the last one: a new :meth:`CompiledNet.
+    start` ends this one) and its batches of simulations."""
 
     def __init__(self, owner: CompiledNet, position: tuple, moves: int, last: int,
                  seed: int = 0):
@@ -75,10 +76,14 @@ class Run:
         self.path = np.zeros(owner.game.max_game_length + 2, dtype=np.int64)
         self.seat_of_side = np.asarray(seat_of_side, dtype=np.int64)
         self.moves, self.last = moves, last
-        self.tree = owner.last_tree = ket.EvalTree()
+        if owner.last_tree is None:
+            owner.last_tree = ket.EvalTree()
+        self.tree = owner.last_tree              # one search at a time: its arrays kept
+        self.tree.clear()
         self.results = np.zeros(2)
         self.done = 0
-        self.seed = seed
+        self.seed = seed % 2 ** 62
+        self.rng = np.zeros(1, dtype=np.uint64)     # the compiled loop's random state
 
     def simulate(self, count: int) -> int:
         """Run ``count`` simulations (the tree grows as needed); return how many ran."""
@@ -90,8 +95,7 @@ class Run:
                                   tree.used, tree.root, count - ran, owner.c_puct,
                                   owner.fpu, self.seat_of_side, self.moves, self.last,
                                   owner.leaf, self.results, not owner.priors, owner.c,
-                                  owner.mix,
-                                  (self.seed + self.done + ran) % 2 ** 62)
+                                  owner.mix, self.seed, self.rng)
         self.done += ran
         return ran
 

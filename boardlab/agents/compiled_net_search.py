@@ -14,6 +14,8 @@ import random
 import time
 from typing import Any
 
+import numpy as np
+
 from ..core.game import Game
 from .budgets import CHECK_EVERY, Budgets, settled, simulations_left
 from .compiled_eval import CompiledNet
@@ -67,13 +69,12 @@ class CompiledNetSearch(Budgets):
             ran = run.simulate(count)
             done += ran
             self.simulations += ran
-            root.stats = {a: [v, w, v] for a, (v, w, _) in run.children().items() if v}
             now = time.perf_counter()
             if limit and done >= limit or deadline and now >= deadline:
                 break
             if self.options["early_stop"]:
                 left = simulations_left(done, limit, start, now, deadline)
-                if settled(root, legal, left):
+                if settled(_Entries(*run.tree.entries(run.tree.root)), legal, left):
                     break
             if deadline:                         # about a hundredth of the time left
                 rate = done / max(now - start, 1e-9)
@@ -81,8 +82,22 @@ class CompiledNetSearch(Budgets):
                                                       rate * (deadline - now) / 100)))
             else:
                 batch = 4 * CHECK_EVERY
+        root.stats = {a: [v, w, v] for a, (v, w, _) in run.children().items() if v}
         self.iterations_done = done
         if totals is not None:
             for side, seat in enumerate(run.seat_of_side.tolist()):
                 totals[seat] += float(run.results[side])
         return {a: s for a, s in root.stats.items() if a in legal}
+
+
+class _Entries:
+    """The root's tried children as ``settled`` reads them (``Node.entries``), straight
+    from the compiled tree's arrays (cheaper between batches than a Python node)."""
+
+    def __init__(self, actions, visits, values):
+        self.actions, self.visits, self.values = actions, visits, values
+
+    def entries(self, legal) -> tuple[list, list]:
+        tried = self.visits > 0
+        tried &= np.isin(self.actions, np.asarray(legal))
+        return self.visits[tried].astype(int).tolist(), self.values[tried].tolist()

@@ -68,9 +68,16 @@ class EvalTree:
         self.links = np.zeros((len(NODE_ROWS), capacity), dtype=np.int32)
         self.stats = np.zeros((3, capacity), dtype=np.float64)
         self.used = np.full(1, 2, dtype=np.int64)    # node 0 is never one; 1 is the root
-        self.links[COUNT, 1] = -1                    # not evaluated yet
-        self.links[ACTION, 1] = -1
         self.root = 1
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every node but a new root (the arrays, grown and paged in, are kept:
+        a node's entries are all written when it is made)."""
+        self.used[0] = 2
+        self.links[:, self.root] = 0
+        self.links[(COUNT, ACTION, SIDE), self.root] = -1     # not evaluated yet
+        self.stats[:, self.root] = 0.0
 
     @property
     def capacity(self) -> int:
@@ -80,6 +87,12 @@ class EvalTree:
         """Double the room for nodes."""
         self.links = np.concatenate((self.links, np.zeros_like(self.links)), axis=1)
         self.stats = np.concatenate((self.stats, np.zeros_like(self.stats)), axis=1)
+
+    def entries(self, node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The actions, visits and values of ``node``'s children (views of the arrays)."""
+        first, count = int(self.links[FIRST, node]), max(int(self.links[COUNT, node]), 0)
+        span = slice(first, first + count)
+        return self.links[ACTION, span], self.stats[VISITS, span], self.stats[VALUE, span]
 
     def children(self, node: int) -> dict:
         """``{action: (visits, value, prior)}`` of ``node``'s children."""
@@ -214,16 +227,18 @@ def _ucb(links, stats, node, first, count, c, s):
 
 def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links, stats,
               used, root, sims, c_puct, fpu, seat_of_side, root_moves, root_last, leaf,
-              results, uniform, c, mix, seed):
+              results, uniform, c, mix, seed, rng):
     """Run up to ``sims`` simulations from ``root`` (whose position is ``root_buf``, after
     ``root_moves`` moves, the last ``root_last``); return how many ran (fewer when the
     node arrays could not hold a new node's children). ``results`` gains each side's
     values. With ``uniform`` the network's logits are unused: selection is UCB1 (an
     untried action first, at random; ``c`` its constant); with ``mix`` > 0 a leaf is
     worth that share of a random playout's result (``seed`` its random numbers) and the
-    rest of the network's value."""
+    rest of the network's value. ``rng`` keeps the random state from one call to the
+    next (0 at first: then seeded from ``seed``), so that the simulations do not depend
+    on how the calls were split."""
     capacity = links.shape[1]
-    s = rng_seed(seed)
+    s = rng[0] if rng[0] != 0 else rng_seed(seed)
     room = out.shape[0] + 1
     values = leaf.values
     done = 0
@@ -297,6 +312,7 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
             stats[VISITS, node] += 1.0
             stats[VALUE, node] += r0 if links[SIDE, parent] == 0 else r1
         done += 1
+    rng[0] = s
     return done
 
 
