@@ -95,8 +95,13 @@ def test_compiled_forward_equals_numpy(spec, size):
         want_logits, want_values = network.forward(features.planes(flat))
         compiled_net.forward(packed, np.ascontiguousarray(flat[features.board_cells]),
                              np.ascontiguousarray(features.raw_scalars(flat)), work, logits,
-                             values)
+                             values, True)
         assert np.allclose(logits, want_logits, atol=1e-4, rtol=1e-4)
+        assert np.allclose(values, want_values, atol=1e-5)
+        values[:] = 0.0
+        compiled_net.forward(packed, np.ascontiguousarray(flat[features.board_cells]),
+                             np.ascontiguousarray(features.raw_scalars(flat)), work, logits,
+                             values, False)                          # the value head alone
         assert np.allclose(values, want_values, atol=1e-5)
 
 

@@ -168,11 +168,12 @@ def _observe_leaf(buf, moves, last, seat, leaf):
         scalars[header + i - board_stop] = obs[i]
 
 
-def _evaluate(buf, moves, last, seat, leaf):
-    """``leaf.logits`` and ``leaf.values`` of the position (as :func:`_observe_leaf`)."""
+def _evaluate(buf, moves, last, seat, leaf, policy):
+    """``leaf.values`` and with ``policy`` ``leaf.logits`` of the position (as
+    :func:`_observe_leaf`)."""
     observe_leaf(buf, moves, last, seat, leaf)
     compiled_net.forward(leaf.net, leaf.obs[leaf.geom[1]:leaf.geom[2]], leaf.scalars,
-                         leaf.work, leaf.logits, leaf.values)
+                         leaf.work, leaf.logits, leaf.values, policy)
 
 
 def _observe_repeat(buf, moves, last, seat, leaf, times):
@@ -259,7 +260,8 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
                 mover = search_turn(work)
                 links[SIDE, node] = mover
                 last = root_last if depth == 0 else links[ACTION, node]
-                _evaluate(work, root_moves + depth, last, seat_of_side[mover], leaf)
+                _evaluate(work, root_moves + depth, last, seat_of_side[mover], leaf,
+                          not uniform)
                 count = search_legal(work, scratch, n, nbr, aux, out)
                 logits = leaf.logits
                 top = -np.inf

@@ -96,11 +96,12 @@ def _columns(x, planes, gather, cells, cols):
 
 
 @njit(cache=True, fastmath=True)
-def forward(net, board, scalars, work, logits, values):
+def forward(net, board, scalars, work, logits, values, policy):
     """The network ``net`` (:func:`pack`) on one input: ``board`` the board planes
     (planes, height * width, row by row), ``scalars`` the unscaled scalars (as
     ``BoardFeatures.raw_scalars``); writes ``logits`` (every action number) and
-    ``values`` (one per seat). ``work``: :func:`scratch_for`'s arrays."""
+    ``values`` (one per seat); without ``policy`` the policy head is skipped (``logits``
+    left as they were). ``work``: :func:`scratch_for`'s arrays."""
     geom = net[P_GEOM]
     height, width, blocks = geom[0], geom[1], geom[3]
     channels, board_planes, head_relu = geom[4], geom[5], geom[6] != 0
@@ -138,7 +139,7 @@ def forward(net, board, scalars, work, logits, values):
                 x[o, i] = max(max(y[o, i] + br[b, o], 0.0) + x[o, i], 0.0)
     # the heads: 1x1 convolutions to 2 + 1 planes of cells, then dense layers
     pwt, pb, vw, vb = net[P_PW], net[P_PB], net[P_VW], net[P_VB]
-    for h in range(3):
+    for h in range(0 if policy else 2, 3):
         for i in range(cells):
             acc = pb[h] if h < 2 else vb[0]
             for c in range(channels):
@@ -147,7 +148,7 @@ def forward(net, board, scalars, work, logits, values):
                 acc = max(acc, 0.0)
             flat[h * cells + i] = acc
     pfw, pfb = net[P_PFW], net[P_PFB]
-    for a in range(pfw.shape[0]):
+    for a in range(pfw.shape[0] if policy else 0):
         acc = pfb[a]
         for i in range(2 * cells):
             acc += pfw[a, i] * flat[i]
@@ -198,4 +199,4 @@ def random_network(features, spec: str, actions: int, channels: int = 8, blocks:
 def forward_repeat(net, board, scalars, work, logits, values, times):
     """:func:`forward` ``times`` times over (to time it without the calls from Python)."""
     for _ in range(times):
-        forward(net, board, scalars, work, logits, values)
+        forward(net, board, scalars, work, logits, values, True)
