@@ -71,7 +71,7 @@ def test_leaf_features_equal_the_views(spec, games):
 
 
 @pytest.mark.parametrize("spec,size", [("carteso(size=9)", None), ("rumbo(size=9)", None),
-                                       ("carteso(size=5)", (16, 3))])
+                                       ("carteso(size=5)", (16, 3)), ("carteso(size=5)", (2, 1))])
 def test_compiled_forward_equals_numpy(spec, size):
     game = boardlab.make(spec)
     features = BoardFeatures(game)
@@ -80,6 +80,9 @@ def test_compiled_forward_equals_numpy(spec, size):
     features.scale = network.scale
     packed = compiled_net.pack(network, features.board_planes)
     work = compiled_net.scratch_for(packed)
+    # the planes hold the input's board planes too (fewer channels than them: no write
+    # past the array, which numba would not catch)
+    assert work[0].shape[0] >= max(features.board_planes, network.w["conv0.w"].shape[0])
     logits = np.zeros(game.num_actions, dtype=np.float32)
     values = np.zeros(len(game.seat_names), dtype=np.float32)
     rng = random.Random(11)

@@ -77,7 +77,8 @@ def scratch_for(net: tuple) -> tuple:
     height, width, _, _, channels, board_planes, _ = (int(v) for v in net[P_GEOM])
     cells = height * width
     hidden = net[P_V1W].shape[0]
-    return (np.zeros((channels, cells + 1), dtype=np.float32),       # planes (and a zero)
+    planes = max(channels, board_planes)     # the input's planes, then the layers'
+    return (np.zeros((planes, cells + 1), dtype=np.float32),         # planes (and a zero)
             np.zeros((max(channels, board_planes) * 9, cells), dtype=np.float32),  # columns
             np.zeros((channels, cells), dtype=np.float32),           # a product
             np.zeros(3 * cells + hidden, dtype=np.float32))          # the heads
