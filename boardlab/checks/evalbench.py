@@ -12,8 +12,9 @@ For one game configuration, CPU microseconds a simulation of:
   (channels, blocks), what a network of that size would cost;
 
 and ``ratio``, ``compiled`` over ``rollout`` (the issue's target: 5 or less). Each is
-the median of ``runs`` searches of ``seconds`` from positions a few random moves in,
-timed in CPU seconds of this process (steadier than wall time on a busy machine).
+the median of ``runs`` searches of ``seconds`` from positions a few random moves in, by
+one agent of each seat after an untimed search (as in a game: compiled, its arrays
+grown), timed in CPU seconds of this process (steadier than wall time on a busy machine).
 """
 from __future__ import annotations
 
@@ -39,22 +40,22 @@ def _positions(game, runs: int, seed: int) -> list:
 
 
 def _search_cost(game, spec: str, states: list, seconds: float) -> float:
-    """Median CPU microseconds a simulation of agent ``spec`` over ``states``."""
+    """Median CPU microseconds a simulation of agent ``spec`` over ``states``: one agent
+    for them all, as in a game (its arrays grown and its code compiled by a first search
+    that is not timed), searching each of the seat that acts there."""
     from ..agents import make_agent
     from ..core.options import with_options
 
-    first = states[0]
-    seat = first.acting_seats()[0]
-    make_agent(with_options(spec, iterations=20, time=0), game, seat, seed=1).act(
-        first.view(seat))                                 # compiled outside the timing
     costs = []
-    for case, state in enumerate(states):
-        seat = state.acting_seats()[0]
+    for seat in sorted({state.acting_seats()[0] for state in states}):
         agent = make_agent(with_options(spec, time=seconds, iterations=0, reuse=False,
-                                        early_stop=False), game, seat, seed=case)
-        cpu = time.process_time()
-        agent.act(state.view(seat))
-        costs.append((time.process_time() - cpu) / max(agent.iterations_done, 1) * 1e6)
+                                        early_stop=False), game, seat, seed=1)
+        mine = [state for state in states if state.acting_seats()[0] == seat]
+        agent.act(mine[0].view(seat))                     # the warm-up
+        for state in mine:
+            cpu = time.process_time()
+            agent.act(state.view(seat))
+            costs.append((time.process_time() - cpu) / max(agent.iterations_done, 1) * 1e6)
     return statistics.median(costs)
 
 
@@ -98,7 +99,7 @@ def _small_cost(game, states: list, seconds: float, size: tuple[int, int]) -> fl
     features = BoardFeatures(game)
     search = CompiledNet(game, random_network(features, game.spec, game.num_actions, *size),
                          features)
-    search.search(states[0], 20)
+    search.search(states[0], 2000)                     # compiled, its arrays grown
     costs = []
     for state in states:
         run = search.start(state)

@@ -90,7 +90,8 @@ def _print_eval(args, specs, keep) -> int:
         raise BoardlabError(f"--eval-small takes CHANNELSxBLOCKS, e.g. 8x2, not "
                             f"{args.eval_small!r}")
     print(f"CPU microseconds a simulation, median of {args.runs} searches of "
-          f"{args.seconds:g} s from positions 4 to 20 random moves in, one thread")
+          f"{args.seconds:g} s from positions 4 to 20 random moves in (an agent warmed up "
+          f"by one search), one thread")
     print(f"{'game':<20} {'rollout':>8} {'compiled':>9} {'features':>9} {'network':>8} "
           f"{'tree':>6} {'python':>8} {'small ' + args.eval_small:>11} {'ratio':>6}")
     for spec in specs:
