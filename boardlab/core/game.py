@@ -102,18 +102,18 @@ class VectorKernel(NamedTuple):
       the value of scalar ``k`` at ``scalars_at[k]`` (skipped where < 0: a number the
       encoding does not have in this configuration).
 
-    Optional, beside them: ``state_row(state, row)`` (the row of a state in play, in
-    Python: ``nn.kernel_observe``) and ``search_row(buf, moves, last, row)`` (compiled:
-    the row of the compiled search's buffer ``buf`` after ``moves`` moves, the last
-    ``last``, so that a network is asked inside the compiled search,
-    ``agents.kernel_eval_tree``).
-
     ``planes`` names the planes in the kernel's order (piece codes and marks of the
     board block, as :class:`~boardlab.nn.encoding.ViewEncoder` names them), ``cells``
     gives the board description's index of each kernel cell, ``scalars`` the view paths
     of the scalars in the kernel's order and ``zeros`` the view paths that the encoding
     reads as 0 in every position (text, lists, or None). The vector environment checks
     that these cover the encoding and the tests that it agrees with ``view()``.
+
+    For a network, the module may also have ``state_row(state, row)`` (the row of a
+    state in play, in Python: ``nn.kernel_observe``) and ``search_row(buf, moves, last,
+    row)`` (compiled: the row of the compiled search's buffer ``buf`` after ``moves``
+    moves, the last ``last``, so that a network is asked inside the compiled search,
+    ``agents.kernel_eval_tree``).
     """
 
     functions: Any
