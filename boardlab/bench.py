@@ -237,7 +237,8 @@ def bench_vector(spec: str, n: int = 1024, seconds: float = 1.0, runs: int = 5,
 
 # What each mode measures: the result's key of its headline rate, and the rate's unit.
 RATES = {"kernel": ("playouts_per_s", "playouts/s"), "api": ("api_moves_per_s", "moves/s"),
-         "search": ("sims_per_s", "simulations/s"), "vector": ("steps_per_s", "steps/s")}
+         "search": ("sims_per_s", "simulations/s"),
+         "eval": ("ratio", "x a rollout simulation"), "vector": ("steps_per_s", "steps/s")}
 
 
 def git_commit() -> str | None:

@@ -197,3 +197,14 @@ def test_the_key_follows_imports_made_inside_functions(tmp_path):
     assert with_import != key
     _edit(copy / "games" / "topology.py")                  # now reached, lazily
     assert kernel_tree.cache_name(rumbo_kernel, tmp_path) != with_import
+
+
+def test_the_sources_are_digested_once_a_process(monkeypatch):
+    """``simulator`` is asked at every move: the digest of the sources (some 50 ms) must
+    not be taken again each time."""
+    from boardlab.games import rumbo_kernel
+    first = simulator(rumbo_kernel)
+    calls = []
+    monkeypatch.setattr(kernel_tree, "cache_name", lambda *a: calls.append(a) or "x")
+    assert simulator(rumbo_kernel) is first
+    assert not calls

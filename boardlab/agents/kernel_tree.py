@@ -323,6 +323,7 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, stamp, path,
 
 
 _COMPILED: dict = {}
+_BY_MODULE: dict = {}       # kernel module name -> its compiled copy (this process)
 #: the folder that holds the ``boardlab`` package (where module names are looked up)
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -390,7 +391,12 @@ def simulator(kernel):
     numba's disk cache checks only this file for changes, so the compiled copy is
     named after a digest of the source of every module the compiled code reaches
     (:func:`cache_name`): a change to any of them gets a new copy instead of a stale
-    one."""
+    one. The digest is taken once a process per kernel module (reading the sources
+    costs some 50 ms: taken at every move, it cost a search at 0.2 s a move a quarter
+    of its time)."""
+    known = _BY_MODULE.get(kernel.__name__)
+    if known is not None:
+        return known
     name = cache_name(kernel)
     if name not in _COMPILED:
         names = ("search_over", "search_turn", "search_legal", "search_play",
@@ -402,4 +408,5 @@ def simulator(kernel):
         fn.__module__ = __name__
         fn.__doc__ = _simulate.__doc__
         _COMPILED[name] = njit(cache=True)(fn)
+    _BY_MODULE[kernel.__name__] = _COMPILED[name]
     return _COMPILED[name]

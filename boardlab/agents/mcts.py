@@ -37,6 +37,7 @@ from ..core.view import Budget, View
 from . import mcts_tree as tree
 from .base import Agent, register_agent
 from .budgets import CHECK_EVERY, settled, simulations_left
+from .compiled_net_search import CompiledNetSearch
 from .compiled_search import CompiledSearch
 from .evaluators import evaluator_for
 from .mcts_options import ISMCTS_OPTIONS, MCTS_OPTIONS
@@ -47,7 +48,7 @@ from .search_walk import TreeWalk
 
 
 @register_agent
-class MCTS(CompiledSearch, TreeWalk, Agent):
+class MCTS(CompiledSearch, CompiledNetSearch, TreeWalk, Agent):
     """UCT over states rebuilt from the view (exact for perfect information)."""
 
     name = "mcts"
@@ -97,6 +98,10 @@ class MCTS(CompiledSearch, TreeWalk, Agent):
             and self.options["evaluator"] == "rollout" and not self.guided \
             and self.options["playout"] == "random"
         self.ktree = self.kroot = self.kmoves = None    # the compiled tree kept for reuse
+        # PUCT with the network compiled (compiled_net_search) where asked and possible
+        self.cnet = self._compiled_net(evaluator)
+        if self.cnet is not None:
+            self.solving = False                 # (no solver in the compiled PUCT tree)
         self.simulations = 0                # over the agent's life: bounds every count
         self.roots, self.root_history = [], None
         self.iterations_done = 0
@@ -211,6 +216,10 @@ class MCTS(CompiledSearch, TreeWalk, Agent):
             position = base.search_kernel()
             if position is not None:
                 return self._search_compiled(position, base, view, budget, called, totals)
+        if self.cnet is not None:
+            found = self._search_compiled_net(base, view, budget, called, totals)
+            if found is not None:
+                return found
         legal = view["legal_actions"]
         seconds, limit = self._limits(budget)
         deadline = called + seconds if seconds else None

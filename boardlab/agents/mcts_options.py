@@ -64,6 +64,10 @@ MCTS_OPTIONS: tuple[Option, ...] = (
            "kernel offers it (docs/agents.md, \"Compiled simulations\": in play, with the "
            "rollout evaluator and random playouts, about three times the simulations a "
            "second); false: the Python tree"),
+    Option("compiled_net", bool, False, "evaluator=net: run whole PUCT simulations "
+           "compiled, the network valued in compiled code, where the game's kernel can "
+           "observe a leaf (docs/agents.md, \"Compiled simulations\"; no solver, no tree "
+           "kept between moves)"),
     Option("workers", int, 1, "processes that search each move at once, each with its "
            "own tree and seed, their root statistics added up (root parallelism; one "
            "core each)", minimum=1, maximum=64),

@@ -19,7 +19,8 @@ def cmd_bench(args) -> int:
         raise BoardlabError(f"--seconds must be a positive number, not {args.seconds:g}")
     if args.vector is not None and args.vector < 1:
         raise BoardlabError(f"--vector takes the number of games, at least 1, not {args.vector}")
-    specs = args.specs or (vector_specs() if args.vector else default_specs())
+    specs = args.specs or (vector_specs() if args.vector else
+                           ["carteso(size=9)"] if args.eval else default_specs())
     commit = git_commit() if args.json_out else None
 
     def keep(mode: str, result: dict) -> None:
@@ -36,6 +37,8 @@ def cmd_bench(args) -> int:
             print(f"{spec:<40} {result['steps_per_s']:>12,.0f} "
                   f"{result['cpu_steps_per_s']:>12,.0f}", flush=True)
         return 0
+    if args.eval:
+        return _print_eval(args, specs, keep)
     if args.search:
         print(f"{args.search} simulations per second (wall, CPU) from the initial position, "
               f"one thread, median of {args.runs} runs of {args.seconds:g} s")
@@ -75,6 +78,32 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def _print_eval(args, specs, keep) -> int:
+    """``--eval``: the cost of a network's evaluation in search (``checks.evalbench``)."""
+    from ..checks.evalbench import bench_eval
+
+    try:
+        small = tuple(int(x) for x in args.eval_small.lower().split("x"))
+    except ValueError:
+        small = ()
+    if len(small) != 2 or min(small) < 1:
+        raise BoardlabError(f"--eval-small takes CHANNELSxBLOCKS, e.g. 8x2, not "
+                            f"{args.eval_small!r}")
+    print(f"CPU microseconds a simulation, median of {args.runs} searches of "
+          f"{args.seconds:g} s from positions 4 to 20 random moves in (an agent warmed up "
+          f"by one search), one thread")
+    print(f"{'game':<20} {'rollout':>8} {'compiled':>9} {'features':>9} {'network':>8} "
+          f"{'tree':>6} {'python':>8} {'small ' + args.eval_small:>11} {'ratio':>6}")
+    for spec in specs:
+        result = bench_eval(spec, seconds=args.seconds, runs=args.runs, small=small)
+        keep("eval", result)
+        print(f"{spec:<20} {result['rollout_us']:>8.1f} {result['compiled_us']:>9.1f} "
+              f"{result['features_us']:>9.2f} {result['network_us']:>8.1f} "
+              f"{result['tree_us']:>6.1f} {result['python_us']:>8.1f} "
+              f"{result['small_us']:>11.1f} {result['ratio']:>6.2f}", flush=True)
+    return 0
+
+
 def add_parsers(sub) -> None:
     """The subcommand bench."""
     bench = sub.add_parser("bench", help="measure random playouts/s per game")
@@ -91,5 +120,12 @@ def add_parsers(sub) -> None:
                        help="measure vector environments of N games (default 1024) instead: "
                        "steps/s with observations and masks (default specs: each game's "
                        "first benchmark configuration that has one)")
+    bench.add_argument("--eval", action="store_true", help="measure what a network's "
+                       "evaluation costs in search instead: CPU us a simulation of the "
+                       "compiled rollout search, of the compiled network search (features, "
+                       "network, tree), of the Python tree with the network, and their "
+                       "ratio (default spec: carteso(size=9))")
+    bench.add_argument("--eval-small", metavar="CxB", default="8x2", help="--eval: also "
+                       "time an untrained network of C channels and B blocks (default 8x2)")
     bench.add_argument("--json-out", metavar="FILE", help="also append each figure to FILE "
                        "as a JSON line (spec, mode, rate, runs, date, commit, load)")

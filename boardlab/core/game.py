@@ -123,6 +123,12 @@ class VectorKernel(NamedTuple):
     of the scalars in the kernel's order and ``zeros`` the view paths that the encoding
     reads as 0 in every position (text, lists, or None). The vector environment checks
     that these cover the encoding and the tests that it agrees with ``view()``.
+
+    For a network, the module may also have ``state_row(state, row)`` (the row of a
+    state in play, in Python: ``nn.kernel_observe``) and ``search_row(buf, moves, last,
+    row)`` (compiled: the row of the compiled search's buffer ``buf`` after ``moves``
+    moves, the last ``last``, so that a network is asked inside the compiled search,
+    ``agents.kernel_eval_tree``).
     """
 
     functions: Any

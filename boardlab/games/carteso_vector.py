@@ -8,6 +8,7 @@ from . import carteso_kernel as K
 from .kernels import rng_below, rng_next
 from .territory_vector import (C_BASE, C_KOMI, C_N, X_LAST, X_MOVES, observe, observe_step,
                                returns, scalars)
+from .territory_vector import search_row as search_row   # the compiled search's leaves
 from .territory_vector import state_row as state_row   # the observer's (nn.kernel_observe)
 
 

@@ -61,6 +61,19 @@ def state_row(state, row):
     row[base + X_SEEN_SCORES] = row[base + X_SEEN_LAST] = -1
 
 
+@njit(cache=True)
+def search_row(buf, moves, last, row):
+    """Write the row of the compiled search's position ``buf`` (``State.search_kernel``'s
+    buffer, as the search plays on it) after ``moves`` moves, the last ``last`` (-1
+    before any): the state of :func:`state_row`, for the observation of a leaf."""
+    base = buf.shape[0]
+    row[:base] = buf
+    row[base + X_MOVES] = moves
+    row[base + X_LAST] = last
+    row[base + X_SEEN_SCORES] = -1
+    row[base + X_SEEN_LAST] = -1
+
+
 @njit(cache=True, inline="always")
 def returns(lead, komi_half, out):
     """Returns of a finished game from Vertical's lead in half points, komi aside."""

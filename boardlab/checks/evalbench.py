@@ -1,0 +1,130 @@
+"""The cost of a network's evaluation in search, part by part (``boardlab bench --eval``).
+
+For one game configuration, CPU microseconds a simulation of:
+
+- ``rollout``: the compiled rollout search (``mcts``, ``kernel_tree``);
+- ``compiled``: the compiled network search (``mcts(evaluator=net,compiled_net=true)``),
+  split into the leaf's ``features`` (written by the kernel from the search's buffer),
+  the ``network`` (its compiled forward pass) and the ``tree`` (the rest: selection,
+  expansion with priors, moves, back-up);
+- ``python``: the Python tree asking the network (``mcts(evaluator=net)``);
+- ``small``: the compiled network search with an untrained network of ``small``
+  (channels, blocks), what a network of that size would cost;
+
+and ``ratio``, ``compiled`` over ``rollout`` (the issue's target: 5 or less). Each is
+the median of ``runs`` searches of ``seconds`` from positions a few random moves in, by
+one agent of each seat after an untimed search (as in a game: compiled, its arrays
+grown), timed in CPU seconds of this process (steadier than wall time on a busy machine).
+"""
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+from ..core.registry import make
+
+
+def _positions(game, runs: int, seed: int) -> list:
+    """``runs`` positions of random games, 4 to 20 moves in, not over."""
+    rng, found = random.Random(seed), []
+    while len(found) < runs:
+        state = game.new_initial_state(seed=rng.randrange(2 ** 31))
+        for _ in range(rng.randrange(4, 21)):
+            if state.is_terminal():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        if not state.is_terminal() and len(state.legal_actions()) > 1:
+            found.append(state)
+    return found
+
+
+def _search_cost(game, spec: str, states: list, seconds: float) -> float:
+    """Median CPU microseconds a simulation of agent ``spec`` over ``states``: one agent
+    for them all, as in a game (its arrays grown and its code compiled by a first search
+    that is not timed), searching each of the seat that acts there."""
+    from ..agents import make_agent
+    from ..core.options import with_options
+
+    costs = []
+    for seat in sorted({state.acting_seats()[0] for state in states}):
+        agent = make_agent(with_options(spec, time=seconds, iterations=0, reuse=False,
+                                        early_stop=False), game, seat, seed=1)
+        mine = [state for state in states if state.acting_seats()[0] == seat]
+        agent.act(mine[0].view(seat))                     # the warm-up
+        for state in mine:
+            cpu = time.process_time()
+            agent.act(state.view(seat))
+            costs.append((time.process_time() - cpu) / max(agent.iterations_done, 1) * 1e6)
+    return statistics.median(costs)
+
+
+def _part_costs(game, states: list, times: int = 400) -> tuple[float, float]:
+    """CPU microseconds of a leaf's features and of the network's forward pass (each
+    repeated ``times`` times in compiled code, the median over ``states``)."""
+    from ..agents.compiled_eval import CompiledNet
+    from ..nn.compiled_net import forward_repeat
+    from ..nn.features import BoardFeatures
+    from ..nn.net import load_network
+
+    features = BoardFeatures(game)
+    search = CompiledNet(game, load_network(game, "", features), features)
+    leaf = search.leaf
+    board = leaf.obs[leaf.geom[1]:leaf.geom[2]]
+    observed, forward = [], []
+    for state in states:
+        kernel, buf = state.search_kernel()[:2]
+        history, seat = state.history, state.acting_seats()[0]
+        observe = search.compiled(kernel)[3]
+        args = (buf.copy(), len(history), history[-1][1] if history else -1, seat, leaf)
+        observe(*args, 1)
+        cpu = time.process_time()
+        observe(*args, times)
+        observed.append((time.process_time() - cpu) / times * 1e6)
+        forward_repeat(leaf.net, board, leaf.scalars, leaf.work, leaf.logits, leaf.values, 1)
+        cpu = time.process_time()
+        forward_repeat(leaf.net, board, leaf.scalars, leaf.work, leaf.logits, leaf.values,
+                       times)
+        forward.append((time.process_time() - cpu) / times * 1e6)
+    return statistics.median(observed), statistics.median(forward)
+
+
+def _small_cost(game, states: list, seconds: float, size: tuple[int, int]) -> float:
+    """Median CPU microseconds a compiled simulation with an untrained network of
+    ``size`` (channels, blocks)."""
+    from ..agents.compiled_eval import CompiledNet
+    from ..nn.compiled_net import random_network
+    from ..nn.features import BoardFeatures
+
+    features = BoardFeatures(game)
+    search = CompiledNet(game, random_network(features, game.spec, game.num_actions, *size),
+                         features)
+    search.search(states[0], 2000)                     # compiled, its arrays grown
+    costs = []
+    for state in states:
+        run = search.start(state)
+        cpu, done = time.process_time(), 0
+        while time.process_time() - cpu < seconds:
+            done += run.simulate(64)
+        costs.append((time.process_time() - cpu) / done * 1e6)
+    return statistics.median(costs)
+
+
+def bench_eval(spec: str, seconds: float = 1.0, runs: int = 3, seed: int = 1,
+               small: tuple[int, int] = (8, 2)) -> dict:
+    """The figures of the module's text for ``spec`` (a game with a shipped network whose
+    leaves the compiled search can observe)."""
+    from ..nn.net import _one_blas_thread
+
+    _one_blas_thread()                      # as a search with a network has
+    game = make(spec)
+    states = _positions(game, runs, seed)
+    rollout = _search_cost(game, "mcts", states, seconds)
+    compiled = _search_cost(game, "mcts(evaluator=net,compiled_net=true)", states, seconds)
+    python = _search_cost(game, "mcts(evaluator=net)", states, seconds)
+    features, network = _part_costs(game, states)
+    return {"spec": spec, "runs": runs, "rollout_us": rollout, "compiled_us": compiled,
+            "features_us": features, "network_us": network,
+            "tree_us": compiled - features - network, "python_us": python,
+            "small": list(small), "small_us": _small_cost(game, states, seconds, small),
+            "ratio": compiled / rollout}
