@@ -68,14 +68,15 @@ def play_batch(tasks: list[dict], agents_from: tuple[str, ...] = (),
     ``play_task``); every result names the node that played it."""
     import ray
 
-    if player is None:
-        from .executor import play_task as player
+    from .executor import play_task
+
+    play = player or play_task
 
     node, node_ip = ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address()
     results = []
     for task in tasks:
         task = {**task, "meta": {**(task.get("meta") or {}), "node": node, "node_ip": node_ip}}
-        results.append({**player(task, agents_from), "node": node, "node_ip": node_ip})
+        results.append({**play(task, agents_from), "node": node, "node_ip": node_ip})
     return results
 
 
