@@ -234,7 +234,7 @@ class Trainer:
 
         def progress(done, total, result):
             rate = done / max(time.time() - started, 1e-9)
-            where = f" [node {result['node']} at {result['node_ip']}]" \
+            where = f" [node {result['node'][:8]} at {result['node_ip']}]" \
                 if "node" in result else ""
             line = (f"generation {self.generation}: self-play {done}/{total} games "
                     f"({rate:.2f}/s, last {result['length']} plies){where}")
