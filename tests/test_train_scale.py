@@ -41,7 +41,7 @@ def _fake_on_ray(tasks, address, jobs, sources, batch=None, player=None):
 def test_self_play_on_ray_gives_the_samples_of_local_processes(monkeypatch):
     from boardlab.arena import ray_runner
 
-    args = (SPEC, "mcts(iterations=12)", 4, 77)
+    args = (SPEC, "mcts(iterations=8)", 4, 77)
     local = generate(*args, workers=1, explore=2)
     monkeypatch.setattr(ray_runner, "on_ray", _fake_on_ray)
     heard = []
