@@ -17,6 +17,13 @@ database must hold every scheduled game once, and the two the same results game 
 (same seeds): nothing lost, nothing doubled. The Ray run's batches (games per Ray task)
 are reported; ``--batch N`` fixes them. Prints a table and one JSON line (``--json-out``
 appends it to a file too).
+
+``--selfplay``: ``boardlab train``'s self-play instead (boardlab.learn.selfplay.generate,
+``--games`` games of ``--agent``, default ``mcts(iterations=200)``) on ``--nodes`` x
+``--cpus`` local processes against the same games as Ray tasks on the cluster; the
+samples of the two must be the same, game by game.
+
+    .venv/bin/python scripts/ray_bench.py --selfplay --games 400 --cpus 4
 """
 from __future__ import annotations
 
@@ -86,6 +93,68 @@ def _check(tournament: Tournament) -> dict:
             "lost": len({g.index for g in tournament.games} - set(stored))}
 
 
+def _selfplay_timed(**run) -> tuple[dict, float, float]:
+    """Self-play's samples, its seconds and its steady rate (first game to last)."""
+    from boardlab.learn.selfplay import generate
+
+    finished: list[float] = []
+    started = time.perf_counter()
+    data = generate(progress=lambda *_: finished.append(time.perf_counter()), **run)
+    seconds = time.perf_counter() - started
+    steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 else 0.0
+    return data, seconds, steady
+
+
+def selfplay(args) -> int:
+    """Self-play games/s per core: local processes against Ray tasks (``--selfplay``)."""
+    import numpy as np
+
+    from boardlab.arena.ray_cluster import local_cluster
+    from boardlab.learn.selfplay import SAMPLE_KEYS
+
+    cores = args.nodes * args.cpus
+    run = dict(spec=args.spec, agent_spec=args.agent, games=args.games, seed=args.seed,
+               explore=8)
+    print(f"{args.spec}: self-play of {args.agent}, {args.games} games; {cores} processes "
+          f"against Ray on {args.nodes} nodes x {args.cpus} CPU", flush=True)
+    local, jobs_seconds, jobs_steady = _selfplay_timed(workers=cores, **run)
+    with local_cluster(nodes=args.nodes, cpus=args.cpus) as cluster:
+        on_ray, ray_seconds, ray_steady = _selfplay_timed(
+            ray_address=cluster.address, ray_batch=args.batch, workers=cores, **run)
+    same = local["seeds"] == on_ray["seeds"] and all(
+        np.array_equal(local[k], on_ray[k]) for k in SAMPLE_KEYS if k in local)
+    nodes: dict[str, int] = {}
+    for where in on_ray["nodes"]:
+        nodes[where["node"]] = nodes.get(where["node"], 0) + 1
+    games = args.games
+    result = {"selfplay": True, "spec": args.spec, "agent": args.agent, "games": games,
+              "cores": cores, "jobs_seconds": round(jobs_seconds, 2),
+              "ray_seconds": round(ray_seconds, 2),
+              "jobs_games_per_s_per_core": round(games / jobs_seconds / cores, 3),
+              "ray_games_per_s_per_core": round(games / ray_seconds / cores, 3),
+              "jobs_steady_per_core": round(jobs_steady / cores, 3),
+              "ray_steady_per_core": round(ray_steady / cores, 3),
+              "ratio": round(jobs_seconds / ray_seconds, 3),
+              "steady_ratio": round(ray_steady / jobs_steady, 3) if jobs_steady else None,
+              "games_per_node": sorted(nodes.values()), "same_samples": same,
+              "load_average": [round(x, 2) for x in os.getloadavg()]}
+    print(f"{'':<8}{'seconds':>10}{'games/s':>10}{'per core':>10}{'steady per core':>17}")
+    for mode in ("jobs", "ray"):
+        seconds = result[f"{mode}_seconds"]
+        print(f"{mode:<8}{seconds:>10.2f}{games / seconds:>10.2f}"
+              f"{result[f'{mode}_games_per_s_per_core']:>10.3f}"
+              f"{result[f'{mode}_steady_per_core']:>17.3f}")
+    print(f"Ray per core / processes per core: {result['ratio']:.3f} (whole runs), "
+          f"{result['steady_ratio']} (steady); games a node: {result['games_per_node']}; "
+          f"the same samples: {same}; load average {result['load_average']}")
+    line = json.dumps(result)
+    print(line)
+    if args.json_out:
+        with open(args.json_out, "a") as file:
+            file.write(line + "\n")
+    return 0 if same and on_ray["games"] == games else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10000)
@@ -99,7 +168,13 @@ def main() -> int:
     parser.add_argument("--db-dir", help="where the two SQLite files go (default: a "
                         "temporary folder in /dev/shm, removed after)")
     parser.add_argument("--json-out", help="append the JSON line to this file")
+    parser.add_argument("--selfplay", action="store_true", help="time boardlab train's "
+                        "self-play instead of a tournament")
+    parser.add_argument("--agent", default="mcts(iterations=200)", help="with --selfplay: "
+                        "the self-play agent (default: %(default)s)")
     args = parser.parse_args()
+    if args.selfplay:
+        return selfplay(args)
     cores = args.nodes * args.cpus
     handler = _Batches()
     logging.getLogger("boardlab.arena.ray_runner").addHandler(handler)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..core.errors import BoardlabError
 
@@ -56,17 +56,27 @@ class Once:
         return True
 
 
-def play_batch(tasks: list[dict], agents_from: tuple[str, ...] = ()) -> list[dict]:
-    """Play a batch of games in a Ray worker; every result names the node that played it."""
+#: what plays one game in a Ray worker: ``(task, agents_from) -> result``, a function
+#: importable by name (the arena's :func:`~boardlab.arena.executor.play_task`, or
+#: another floor's, e.g. self-play's)
+Player = Callable[[dict, tuple[str, ...]], dict]
+
+
+def play_batch(tasks: list[dict], agents_from: tuple[str, ...] = (),
+               player: Player | None = None) -> list[dict]:
+    """Play a batch of games in a Ray worker (with ``player``, by default the arena's
+    ``play_task``); every result names the node that played it."""
     import ray
 
     from .executor import play_task
+
+    play = player or play_task
 
     node, node_ip = ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address()
     results = []
     for task in tasks:
         task = {**task, "meta": {**(task.get("meta") or {}), "node": node, "node_ip": node_ip}}
-        results.append({**play_task(task, agents_from), "node": node, "node_ip": node_ip})
+        results.append({**play(task, agents_from), "node": node, "node_ip": node_ip})
     return results
 
 
@@ -111,9 +121,12 @@ class Batches:
 
 
 def on_ray(tasks: list[dict], address: str, jobs: int, sources: tuple[str, ...],
-           batch: int | None = None) -> Iterator[tuple[dict, dict]]:
+           batch: int | None = None, player: Player | None = None,
+           ) -> Iterator[tuple[dict, dict]]:
     """Yield ``(task, result)`` for every task, played on the Ray cluster at ``address``
-    (``"local"``: a Ray instance started here with ``jobs`` CPUs).
+    (``"local"``: a Ray instance started here with ``jobs`` CPUs), by ``player`` (default:
+    the arena's ``play_task``; a result should carry ``seconds``, its game's time, for the
+    batches' sizing), in the order the batches come back.
 
     ``batch``: games per Ray task (None: sized from the games' length). At the end the
     batch sizes and the duplicates dropped are logged (logger ``boardlab.arena.ray_runner``).
@@ -135,7 +148,7 @@ def on_ray(tasks: list[dict], address: str, jobs: int, sources: tuple[str, ...],
     def submit() -> None:
         while batches and len(refs) < IN_FLIGHT_PER_CPU * cpus():
             chunk = batches.next(cpus())
-            refs[remote.remote(chunk, sources)] = chunk
+            refs[remote.remote(chunk, sources, player)] = chunk
     try:
         submit()
         while refs:

@@ -25,14 +25,19 @@ def cmd_train(args) -> int:
                                 f"{getattr(args, flag)}")
     if not 0 < args.lr <= 1:
         raise BoardlabError(f"--lr must be above 0 and at most 1, not {args.lr}")
+    if args.ray_batch is not None:
+        if args.ray is None:
+            raise BoardlabError("--ray-batch is for self-play on Ray: give --ray ADDRESS too")
+        if args.ray_batch < 1:
+            raise BoardlabError(f"--ray-batch must be at least 1, not {args.ray_batch}")
     run(args.spec, args.out, args.generations, args.games, args.expert, args.player,
         workers=args.workers, explore=args.explore, epochs=args.epochs, window=args.window,
         seconds=args.seconds, channels=args.channels, blocks=args.blocks, seed=args.seed,
         sharpen=args.sharpen, holdout=args.holdout, value_target=args.value_target,
         lr=args.lr, schedule=args.schedule, augment=args.augment, candidates=args.candidates,
         gate_games=args.gate_games, gate_agent=args.gate_agent,
-        gate_opponent=args.gate_opponent, positions=args.positions,
-        log=lambda line: print(line, flush=True))
+        gate_opponent=args.gate_opponent, positions=args.positions, ray_address=args.ray,
+        ray_batch=args.ray_batch, log=lambda line: print(line, flush=True))
     return 0
 
 
@@ -99,4 +104,11 @@ def add_parsers(sub) -> None:
     train.add_argument("--channels", type=int, default=32, help="network width (default 32)")
     train.add_argument("--blocks", type=int, default=4, help="3x3 convolutions (default 4)")
     train.add_argument("--workers", type=int, help="self-play processes (default: one a core)")
+    train.add_argument("--ray", metavar="ADDRESS", help="play the self-play games as Ray "
+                       "tasks on this cluster ('auto', 'ray://host:10001', or 'local' for a "
+                       "Ray instance on this machine); the same games and samples as "
+                       "without it (pip install boardlab[ray])")
+    train.add_argument("--ray-batch", type=int, metavar="N", help="with --ray: N games in "
+                       "one Ray task (default: as many as play in about half a second, "
+                       "from the games so far)")
     train.add_argument("--seed", type=int, default=1)

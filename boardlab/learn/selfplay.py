@@ -14,7 +14,12 @@ variety; after them the agent's own choice is played. Everything is seeded: the 
 seed gives the same samples.
 
 :func:`generate` plays many games over worker processes (forked, so each inherits
-the compiled kernels), for a number of games or until a deadline.
+the compiled kernels), or as Ray tasks on a cluster (``ray_address``: the arena's Ray
+runner, :mod:`boardlab.arena.ray_runner`: batches of games a task, spread over the
+nodes, a batch lost with its node played again elsewhere, each game kept once by its
+key), for a number of games or until a deadline. Game ``i`` has seed ``seed + i``
+wherever it is played, and the samples are joined in the order of the seeds, so the
+same seed gives the same samples on one process, on many, or on a cluster.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ import time
 
 import numpy as np
 
-from ..agents.base import make_agent, public_game
+from ..agents.base import load_agents_from, loaded_agent_sources, make_agent, public_game
 from ..core.game import Game
 from ..core.registry import make
 from ..nn.features import BoardFeatures
@@ -99,16 +104,45 @@ def _worker(job):
     return play_game(make(spec), agent_spec, seed, explore) | {"seed": seed}
 
 
+def ray_game(task: dict, agents_from: tuple[str, ...] = ()) -> dict:
+    """One self-play game in a Ray worker (the arena's Ray runner calls it): the task is
+    ``{"index", "seed", "spec", "agent", "explore"}``; the result :func:`play_game`'s,
+    with its ``seed`` and ``seconds``."""
+    load_agents_from(agents_from)
+    started = time.perf_counter()
+    result = _worker((task["spec"], task["agent"], task["seed"], task["explore"]))
+    return result | {"seconds": time.perf_counter() - started}
+
+
+def _on_ray(jobs: list, address: str, workers: int, batch: int | None):
+    """The results of ``jobs`` played on the Ray cluster at ``address``, as they come
+    back, each game once (the runner drops a game that comes back twice by its key)."""
+    from ..arena.ray_runner import on_ray
+
+    tasks = [{"index": i, "seed": job_seed, "spec": job_spec, "agent": agent, "explore": ex}
+             for i, (job_spec, agent, job_seed, ex) in enumerate(jobs)]
+    for _, result in on_ray(tasks, address, workers, loaded_agent_sources(), batch,
+                            player=ray_game):
+        yield result
+
+
 def generate(spec: str, agent_spec: str, games: int, seed: int, workers: int = 1,
-             explore: int = 8, deadline: float | None = None, progress=None) -> dict:
+             explore: int = 8, deadline: float | None = None, progress=None,
+             ray_address: str | None = None, ray_batch: int | None = None) -> dict:
     """Play up to ``games`` self-play games (seeds ``seed``, ``seed + 1``, ...) on
-    ``workers`` processes, stopping early at ``deadline`` (``time.time()``); the
-    samples of all finished games, concatenated in the order of their seeds, and
-    ``games``/``first_seat_points``/``mean_length``.
+    ``workers`` processes, or on the Ray cluster at ``ray_address`` (``"local"``: a
+    Ray instance started here with ``workers`` CPUs; ``ray_batch`` games a Ray task,
+    None: sized from the games' length), stopping early at ``deadline``
+    (``time.time()``); the samples of all finished games, concatenated in the order of
+    their seeds, and ``games``/``first_seat_points``/``mean_length``/``seeds`` (of the
+    games kept, in order)/``nodes`` (on Ray: the node that played each of them, as
+    ``{"node", "node_ip"}``).
     """
     jobs = [(spec, agent_spec, seed + i, explore) for i in range(games)]
-    parts, done, first = [], 0, 0.0
-    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+    parts, done, first, seen = [], 0, 0.0, set()
+    if ray_address is not None:
+        pool, results = None, _on_ray(jobs, ray_address, workers, ray_batch)
+    elif workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         warm_up(spec)                            # compiled once, inherited by the workers
         context = multiprocessing.get_context("fork")
         pool = context.Pool(workers)
@@ -117,6 +151,9 @@ def generate(spec: str, agent_spec: str, games: int, seed: int, workers: int = 1
         pool, results = None, map(_worker, jobs)
     try:
         for result in results:
+            if result["seed"] in seen:           # each game once, however it came back
+                continue
+            seen.add(result["seed"])
             parts.append(result)
             done += 1
             first += (result["returns"][0] + 1) / 2
@@ -128,13 +165,20 @@ def generate(spec: str, agent_spec: str, games: int, seed: int, workers: int = 1
         if pool is not None:
             pool.terminate()
             pool.join()
+        close = getattr(results, "close", None)
+        if close is not None:                    # a Ray run: cancel the batches still out
+            close()
     if not parts:
         raise RuntimeError("no self-play game finished")
     parts.sort(key=lambda part: part["seed"])  # the order of the seeds, not of finishing
     keys = [key for key in SAMPLE_KEYS if all(key in p for p in parts)]
-    return {key: np.concatenate([p[key] for p in parts]) for key in keys} | {
+    out = {key: np.concatenate([p[key] for p in parts]) for key in keys} | {
         "games": done, "first_seat_points": first,
-        "mean_length": float(np.mean([p["length"] for p in parts]))}
+        "mean_length": float(np.mean([p["length"] for p in parts])),
+        "seeds": [p["seed"] for p in parts]}
+    if ray_address is not None:
+        out["nodes"] = [{"node": p["node"], "node_ip": p["node_ip"]} for p in parts]
+    return out
 
 
 def warm_up(spec: str) -> None:

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +44,18 @@ SCHEDULES = ("cosine", "constant")
 #: which positions a generation's network learns from: every searched one, or only the
 #: first decision of each team's turn (for ``mcts(evaluator=net,net_at=horizon)``)
 POSITIONS = ("all", "turn-starts")
+
+
+def replace_whole(path: Path, write: Callable[[Path], object]) -> None:
+    """``write(tmp)`` a file beside ``path`` (of the same suffix), then put it in
+    ``path``'s place: a run killed while writing leaves the file before, never half a new
+    one that the next run could not read (it resumes from the file before)."""
+    tmp = path.with_name(f".{path.stem}.part{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _torch():
@@ -209,25 +223,38 @@ class Trainer:
 
     # One generation -------------------------------------------------------------------
     def self_play(self, agent_spec: str, games: int, workers: int, explore: int,
-                  seconds: float | None) -> dict:
+                  seconds: float | None, ray_address: str | None = None,
+                  ray_batch: int | None = None) -> dict:
+        """Play this generation's games (on ``workers`` processes, or on the Ray cluster
+        at ``ray_address``) and save their samples (``data-NNN.npz``) and one line a game
+        (``games-NNN.jsonl``: its seed, length, returns and, on Ray, the node that
+        played it)."""
         live = sys.stderr.isatty()
         started = time.time()
 
         def progress(done, total, result):
             rate = done / max(time.time() - started, 1e-9)
+            where = f" [node {result['node'][:8]} at {result['node_ip']}]" \
+                if "node" in result else ""
             line = (f"generation {self.generation}: self-play {done}/{total} games "
-                    f"({rate:.2f}/s, last {result['length']} plies)")
+                    f"({rate:.2f}/s, last {result['length']} plies){where}")
             print("\r" + line if live else line, end="" if live else "\n", file=sys.stderr,
                   flush=True)
 
         deadline = started + seconds if seconds else None
         seed = self.seed * 1_000_003 + self.generation * 100_003
         data = generate(self.spec, agent_spec, games, seed, workers, explore, deadline,
-                        progress)
+                        progress, ray_address=ray_address, ray_batch=ray_batch)
         if live:
             print(file=sys.stderr)
-        np.savez_compressed(self.folder / f"data-{self.generation:03d}.npz",
-                            **{k: data[k] for k in SAMPLE_KEYS if k in data})
+        nodes = data.get("nodes") or [{}] * len(data["seeds"])
+        lines = "".join(json.dumps({"seed": game_seed, **node}) + "\n"
+                        for game_seed, node in zip(data["seeds"], nodes))
+        replace_whole(self.folder / f"games-{self.generation:03d}.jsonl",
+                      lambda tmp: tmp.write_text(lines))
+        replace_whole(self.folder / f"data-{self.generation:03d}.npz",
+                      lambda tmp: np.savez_compressed(
+                          tmp, **{k: data[k] for k in SAMPLE_KEYS if k in data}))
         return data
 
     def found_data(self) -> dict | None:
@@ -357,7 +384,8 @@ class Trainer:
                 "channels": self.channels, "blocks": self.blocks,
                 "actions": self.game.num_actions, "seats": self.game.num_seats,
                 "generation": self.generation + 1, "trained": self.history + [record]}
-        Network.save(path, export_arrays(self.model) | {"scale": self.scale}, meta)
+        replace_whole(path, lambda tmp: Network.save(
+            tmp, export_arrays(self.model) | {"scale": self.scale}, meta))
         return path
 
     def save(self, record: dict) -> Path:
@@ -365,15 +393,26 @@ class Trainer:
         path = self.export(self.folder / "net.npz", record)
         self.history.append(record)
         self.generation += 1
-        torch.save({"spec": self.spec, "model": self.model.state_dict(),
-                    "optimizer": self.optimizer.state_dict(), "generation": self.generation,
-                    "history": self.history, "scale": self.scale.tolist(),
-                    "channels": self.channels, "blocks": self.blocks, "seed": self.seed,
-                    "format": self.layout},
-                   self.checkpoint)
+        state = {"spec": self.spec, "model": self.model.state_dict(),
+                 "optimizer": self.optimizer.state_dict(), "generation": self.generation,
+                 "history": self.history, "scale": self.scale.tolist(),
+                 "channels": self.channels, "blocks": self.blocks, "seed": self.seed,
+                 "format": self.layout}
+        replace_whole(self.checkpoint, lambda tmp: torch.save(state, tmp))
         with open(self.folder / "log.jsonl", "a") as log:
             log.write(json.dumps(record) + "\n")
         return path
+
+
+def _played_on(data: dict, ray_address: str | None) -> dict:
+    """What the record says of where the games were played: on Ray, the address and
+    the games each node played (``games-NNN.jsonl`` has the node of every game)."""
+    if ray_address is None:
+        return {}
+    nodes: dict[str, int] = {}
+    for where in data.get("nodes") or []:
+        nodes[where["node"]] = nodes.get(where["node"], 0) + 1
+    return {"ray": ray_address, "nodes": nodes}
 
 
 def need_symmetries(game) -> None:
@@ -395,8 +434,13 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
         sharpen: float = 0.25, holdout: float = 0.1, value_target: str = "outcome",
         lr: float = 2e-3, schedule: str = "constant", augment: bool = False,
         candidates: int = 1, gate_games: int = 20, gate_agent: str = GATE_AGENT,
-        gate_opponent: str = GATE_OPPONENT, positions: str = "all", log=print) -> Path:
+        gate_opponent: str = GATE_OPPONENT, positions: str = "all",
+        ray_address: str | None = None, ray_batch: int | None = None, log=print) -> Path:
     """Train in ``folder`` until ``generations`` generations are done (see the module).
+
+    ``ray_address``: play the self-play games as Ray tasks on that cluster (the
+    arena's Ray runner; ``"local"``: a Ray instance started here with ``workers`` CPUs),
+    ``ray_batch`` games a task (None: sized from the games' length).
 
     ``positions``: ``all`` searched positions, or only ``turn-starts`` (the first decision
     of each team's turn: a network for ``mcts(evaluator=net,net_at=horizon)``).
@@ -430,7 +474,9 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
     workers = workers or default_workers()
     if trainer.generation:
         log(f"resuming {folder}: {trainer.generation} generation(s) done")
-    log(f"training {trainer.spec} on {trainer.device}, {workers} self-play worker(s)")
+    where = f"self-play on the Ray cluster at {ray_address}" if ray_address is not None \
+        else f"{workers} self-play worker(s)"
+    log(f"training {trainer.spec} on {trainer.device}, {where}")
     path = trainer.folder / "net.npz"
     while trainer.generation < generations:
         started = time.time()
@@ -440,7 +486,8 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
             log(f"generation {trainer.generation}: its self-play samples are in {folder} "
                 f"already ({len(data['x'])} positions): training on them")
         else:
-            data = trainer.self_play(agent, games, workers, explore, seconds)
+            data = trainer.self_play(agent, games, workers, explore, seconds, ray_address,
+                                     ray_batch)
         played = time.time() - started
         samples = trainer.samples(window, holdout)
         gate = {}
@@ -459,6 +506,7 @@ def run(spec: str, folder: str, generations: int, games: int, expert: str, playe
                   "self_play_s": round(played, 1),
                   "train_s": round(time.time() - started - played, 1), **losses, **gate,
                   "device": trainer.device, "workers": workers, "epochs": epochs,
+                  **_played_on(data, ray_address),
                   "window": window, "explore": explore, "seed": seed}
         path = trainer.save(record)
         log(json.dumps(record))

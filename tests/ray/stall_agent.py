@@ -2,6 +2,9 @@
 of ``$BOARDLAB_STALL_DIR`` its Nth game there (``stall_at``) stops before the first move
 and waits to be killed with its node (tests/ray/test_cluster.py).
 
+Self-play (tests/ray/test_selfplay.py) reads the search's figures of the agent it plays
+as (``simulations``, ``root``, ``estimate``: None where that agent has none).
+
 Only the agent of seat 0 counts the games, so a game counts once however many of its
 seats the agent plays. Elsewhere, and with no victim named, it is AGENT and nothing else.
 """
@@ -41,6 +44,18 @@ class StallAgent(Agent):
 
     def close(self, returns=None):
         self.inner.close(returns)
+
+    @property
+    def simulations(self):
+        return getattr(self.inner, "simulations", None)
+
+    @property
+    def root(self):
+        return getattr(self.inner, "root", None)
+
+    @property
+    def estimate(self):
+        return getattr(self.inner, "estimate", None)
 
     def _maybe_stall(self) -> None:
         folder = os.environ.get("BOARDLAB_STALL_DIR")
