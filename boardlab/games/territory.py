@@ -478,6 +478,10 @@ class TerritoryState(KernelState):
         """Every move so far (this notation needs no context, so no replay)."""
         return self.actions_to_strings([action for _, action in self.history])
 
+    def _history_text_after(self, start: int) -> list[str]:
+        """The moves from ``start`` on: each one's notation is its own."""
+        return self.actions_to_strings([action for _, action in self.history[start:]])
+
     # Copies, views, summaries ------------------------------------------------------
 
     def stone_roots(self) -> tuple[np.ndarray, np.ndarray]:
