@@ -12,6 +12,7 @@ upgraded when a store opens (migrations/: Alembic).
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
 from datetime import datetime, UTC
 
@@ -19,6 +20,7 @@ from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer,
                         String, Table, UniqueConstraint, bindparam, create_engine, event, func,
                         delete, insert, or_, select, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+from sqlalchemy.pool import QueuePool
 
 from ..core.errors import BoardlabError
 from . import fanout, migrations
@@ -161,6 +163,12 @@ class Store:
                        Compiled(TOUCH, TOUCH_KEYS, self.engine.dialect)) \
             if self.engine.dialect.name == "sqlite" and \
             self.engine.dialect.paramstyle == "qmark" else None
+        #: with a SQLite file, every append goes through one connection of its own, kept
+        #: (the pool hands its connections round: each one's page cache was stale after
+        #: the others' commits, and an append read the indexes' pages again)
+        self._appender = None
+        self._appender_kept = isinstance(self.engine.pool, QueuePool)
+        self._appending = threading.Lock()
 
     def _announce(self, db, game_id: str, what: str) -> None:
         """Tell the other server processes, when the transaction ``db`` commits."""
@@ -223,25 +231,38 @@ class Store:
         assert self.direct is not None
         append, touch = self.direct
         last = {game_id: status for game_id, _, _, status in entries}
-        connection = self.engine.raw_connection()
-        try:
-            cursor = connection.cursor()
+        with self._appending:
+            connection = self._appender or self.engine.raw_connection()
             try:
-                cursor.executemany(append.sql, [append.row(
-                    {"game_id": game_id, "idx": index, "seat": action.seat,
-                     "move": action.move, "key": action.key, "clocks": action.clocks,
-                     "created": now}) for game_id, index, action, _ in entries])
-                cursor.executemany(touch.sql, [touch.row(
-                    {"game": game_id, "status": status, "updated": now})
-                    for game_id, status in last.items()])
-                connection.commit()
-            finally:
-                cursor.close()
-        except BaseException:
-            connection.rollback()
-            raise
-        finally:
-            connection.close()                  # back to the pool
+                cursor = connection.cursor()
+                try:
+                    cursor.executemany(append.sql, [append.row(
+                        {"game_id": game_id, "idx": index, "seat": action.seat,
+                         "move": action.move, "key": action.key, "clocks": action.clocks,
+                         "created": now}) for game_id, index, action, _ in entries])
+                    cursor.executemany(touch.sql, [touch.row(
+                        {"game": game_id, "status": status, "updated": now})
+                        for game_id, status in last.items()])
+                    connection.commit()
+                finally:
+                    cursor.close()
+            except sqlite3.IntegrityError:
+                connection.rollback()
+                self._keep(connection)
+                raise
+            except BaseException:               # whatever else: a fresh connection next
+                self._appender = None
+                connection.invalidate()
+                connection.close()
+                raise
+            self._keep(connection)
+
+    def _keep(self, connection) -> None:
+        """Keep the appends' connection (a SQLite file), else give it back to the pool."""
+        if self._appender_kept:
+            self._appender = connection
+        else:
+            connection.close()
 
     def append_many(self, entries: list[tuple[str, int, Action, str]]
                     ) -> list[Exception | None]:
@@ -381,6 +402,10 @@ class Store:
             return list(db.execute(query))
 
     def dispose(self) -> None:
+        with self._appending:
+            if self._appender is not None:
+                self._appender.close()
+                self._appender = None
         self.engine.dispose()
 
 
