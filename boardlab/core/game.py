@@ -840,7 +840,8 @@ class State:
         else:
             more = self._history_text_after(memo[1]) if memo is not None and \
                 memo[0] is self.history and memo[1] < length else None
-            texts = self._history_text() if more is None else [*memo[2], *more]
+            texts = self._history_text() if memo is None or more is None else \
+                [*memo[2], *more]
             self._history_memo = (self.history, length, tuple(texts))
         if self.resigned is not None and texts:
             word = TIME_TEXT if self.lost_on_time else RESIGN_TEXT

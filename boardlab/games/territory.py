@@ -510,7 +510,7 @@ class TerritoryState(KernelState):
     def view(self, seat: int | None, texts: bool = True) -> dict:
         """:meth:`State.view`, with the stones' group roots found once for the claimed
         groups and the owner map it reads (the board block and the summary)."""
-        self._view_roots = self.stone_roots()
+        self._view_roots: tuple[np.ndarray, np.ndarray] | None = self.stone_roots()
         try:
             return super().view(seat, texts)
         finally:
@@ -600,7 +600,7 @@ class TerritoryState(KernelState):
     def board_view(self, seat: int | None) -> dict:
         """Stones by cell; claimed stones marked with their owner; the last placement; the
         points each side's score counts (``score``)."""
-        n, names, order = self.game.n, self.game.cell_names, self.game.draw_order
+        n, order = self.game.n, self.game.draw_order
         board, owners = self.board.tolist(), self.claim_owner_map().tolist()
         cells = [COLOURS[board[c]] if board[c] else None for c in order]
         points = self._owned_points(owners)
