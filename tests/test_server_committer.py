@@ -1,6 +1,7 @@
 """The group commit (server/committer.py): batches under load, nothing acknowledged before
 its commit, and a conflict fails only its own action."""
 import asyncio
+import sqlite3
 
 import pytest
 
@@ -120,3 +121,38 @@ def test_after_close_nothing_more_is_taken(store):
 
     asyncio.run(play())
     assert [a.move for a in store.log("g0")] == ["m"]
+
+
+class _BrokenConnection:
+    """A kept appends' connection whose database fails (a disk error), recording what the
+    store did with it."""
+
+    def __init__(self):
+        self.calls: list[str] = []
+
+    def cursor(self):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    def invalidate(self):
+        self.calls.append("invalidate")
+
+    def close(self):
+        self.calls.append("close")
+
+
+def test_a_failed_append_drops_its_connection_and_the_next_one_is_stored(store):
+    """SQLite appends keep one connection; one that failed (not a taken key or index) is
+    thrown away, and the next append opens another one."""
+    store.append("g0", 0, Action(0, "first", "k0"), "active")
+    assert store._appender is not None                  # kept for the next appends
+    broken = _BrokenConnection()
+    store._appender = broken
+    outcome, = store.append_many([("g0", 1, Action(1, "lost", "k1"), "active")])
+    assert isinstance(outcome, StoreError) and "disk I/O error" in str(outcome)
+    assert broken.calls == ["invalidate", "close"] and store._appender is None
+    store.append("g0", 1, Action(1, "second", "k1"), "active")
+    with pytest.raises(Conflict):
+        store.append("g0", 1, Action(0, "taken", "k2"), "active")
+    store.append("g0", 2, Action(0, "third", "k3"), "over")
+    assert [a.move for a in store.log("g0")] == ["first", "second", "third"]
+    assert store.game("g0").status == "over"

@@ -7,6 +7,7 @@ games, and that the secrets checker does catch a leak; every wait in the soak ha
 generous timeout (a loaded 2-core machine) that only bounds a run that went wrong. No test
 asserts a latency.
 """
+import asyncio
 import io
 import json
 import os
@@ -375,6 +376,21 @@ def test_percentiles_are_nearest_rank():
     assert loadbench.percentile(values, 0.99) == 99.0
     assert loadbench.percentile(values, 1.0) == 100.0
     assert loadbench.percentile([], 0.5) is None
+
+
+def test_the_load_benchmark_counts_cpu_once_the_server_is_idle():
+    """A server's warm-up thread loads every game's kernels after start-up: the CPU
+    counting starts once the process is idle, so none of that is counted."""
+    burn = "import time\nprint('burning', flush=True)\nt = time.process_time()\n" \
+        "while time.process_time() - t < 0.5: pass\ntime.sleep(600)"
+    child = subprocess.Popen([sys.executable, "-c", burn], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "burning\n"
+        asyncio.run(loadbench._settled([child.pid], window=0.2, share=0.01))
+        assert loadbench.cpu_seconds(child.pid) >= 0.45     # it had burnt its half second
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_bad_secrets_and_load_arguments_are_refused(capsys):

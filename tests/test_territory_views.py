@@ -50,3 +50,21 @@ def test_claims_match_the_kernels_group_roots(spec):
             claimed += bool(groups)
             state.apply(rng.choice(state.legal_actions()))
     assert checked > 50 and claimed > 5          # the walks did see claimed groups
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=7,komi_protocol=bid)", "rumbo(size=7)"])
+def test_the_history_text_grows_with_the_game_as_a_fresh_one_reads(spec):
+    """The history in notation, kept between moves and extended by the new moves only,
+    is what a state written afresh gives, at every move and after a resignation."""
+    game = make(spec)
+    rng = random.Random(5)
+    state = game.new_initial_state(seed=3)
+    while not state.is_terminal():
+        if rng.random() < 0.02:
+            state.resign()
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+        fresh = state.clone()
+        fresh.__dict__.pop("_history_memo", None)
+        assert state.history_text() == fresh.history_text()
+        assert state.view(0)["history"] == fresh.view(0)["history"]

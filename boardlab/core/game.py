@@ -855,15 +855,26 @@ class State:
         history list only ever grows, and a copy of the state has a list of its own).
         """
         memo = self.__dict__.get("_history_memo")
-        if memo is not None and memo[0] is self.history and memo[1] == len(self.history):
-            return list(memo[2])
-        texts = self._history_text()
+        length = len(self.history)
+        if memo is not None and memo[0] is self.history and memo[1] == length:
+            texts = list(memo[2])
+        else:
+            more = self._history_text_after(memo[1]) if memo is not None and \
+                memo[0] is self.history and memo[1] < length else None
+            texts = self._history_text() if memo is None or more is None else \
+                [*memo[2], *more]
+            self._history_memo = (self.history, length, tuple(texts))
         if self.resigned is not None and texts:
             word = TIME_TEXT if self.lost_on_time else RESIGN_TEXT
             texts[-1] = f"{self.game.seat_names[self.resigned]}:{word}" \
                 if self.resign_named else word
-        self._history_memo = (self.history, len(self.history), tuple(texts))
         return texts
+
+    def _history_text_after(self, start: int) -> list[str] | None:
+        """The notation of the history entries from ``start`` on, as ``_history_text``
+        writes them, where it needs no earlier entry (None: not so in this game; the
+        whole history is written again)."""
+        return None
 
     def _history_text(self) -> list[str]:
         """Every action so far, in notation, by replaying from the initial state.

@@ -117,6 +117,11 @@ class TerritoryGame(Game):
     def cell_names(self) -> tuple[str, ...]:
         return tuple(point_name(cell, self.n) for cell in self.draw_order)
 
+    @cached_property
+    def point_names(self) -> tuple[str, ...]:
+        """The name of every cell, by cell number."""
+        return tuple(point_name(cell, self.n) for cell in range(self.points))
+
     def board_description(self) -> dict:
         """A square grid of points; a move is a colour, then a point."""
         gestures = [boards.gesture("place", ["piece:B|W", "cell"], "{0}{1}",
@@ -478,6 +483,10 @@ class TerritoryState(KernelState):
         """Every move so far (this notation needs no context, so no replay)."""
         return self.actions_to_strings([action for _, action in self.history])
 
+    def _history_text_after(self, start: int) -> list[str]:
+        """The moves from ``start`` on: each one's notation is its own."""
+        return self.actions_to_strings([action for _, action in self.history[start:]])
+
     # Copies, views, summaries ------------------------------------------------------
 
     def stone_roots(self) -> tuple[np.ndarray, np.ndarray]:
@@ -493,15 +502,29 @@ class TerritoryState(KernelState):
                 return stones, roots
             roots = above
 
+    def _roots(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`stone_roots`, found once for the whole of a :meth:`view`."""
+        found = self.__dict__.get("_view_roots")
+        return found if found is not None else self.stone_roots()
+
+    def view(self, seat: int | None, texts: bool = True) -> dict:
+        """:meth:`State.view`, with the stones' group roots found once for the claimed
+        groups and the owner map it reads (the board block and the summary)."""
+        self._view_roots: tuple[np.ndarray, np.ndarray] | None = self.stone_roots()
+        try:
+            return super().view(seat, texts)
+        finally:
+            self._view_roots = None
+
     def claimed_groups(self) -> list[dict]:
         """Every claimed group: its owner and its stones (sorted point names)."""
-        n = self.game.n
-        owners = self._arr(self.kernel.A_OWNER)
-        stones, roots = self.stone_roots()
+        names = self.game.point_names
+        owners = self._arr(self.kernel.A_OWNER).tolist()
+        stones, roots = self._roots()
         groups: dict[int, list[str]] = {}
         for cell, root in zip(stones.tolist(), roots.tolist()):
             if owners[root] >= 0:
-                groups.setdefault(root, []).append(point_name(cell, n))
+                groups.setdefault(root, []).append(names[cell])
         return [{"owner": SIDES[owners[root]], "stones": sorted(cells)}
                 for root, cells in sorted(groups.items())]
 
@@ -509,15 +532,14 @@ class TerritoryState(KernelState):
         """Per cell: -1 unclaimed or empty, else the owner side of its group."""
         owners = self._arr(self.kernel.A_OWNER)
         result = np.full(self.game.points, -1, dtype=np.int32)
-        stones, roots = self.stone_roots()
+        stones, roots = self._roots()
         result[stones] = owners[roots]
         return result
 
     def board_rows(self) -> list[str]:
         n = self.game.n
-        cells = self.board.tolist()
-        return ["".join([COLOURS[v] for v in cells[row * n:row * n + n]])
-                for row in range(n - 1, -1, -1)]
+        text = "".join([COLOURS[v] for v in self.board.tolist()])
+        return [text[row * n:row * n + n] for row in range(n - 1, -1, -1)]
 
     def summary(self) -> dict:
         return self._summary(legal=True)
@@ -578,27 +600,38 @@ class TerritoryState(KernelState):
     def board_view(self, seat: int | None) -> dict:
         """Stones by cell; claimed stones marked with their owner; the last placement; the
         points each side's score counts (``score``)."""
-        n, names, order = self.game.n, self.game.cell_names, self.game.draw_order
+        n, order = self.game.n, self.game.draw_order
         board, owners = self.board.tolist(), self.claim_owner_map().tolist()
         cells = [COLOURS[board[c]] if board[c] else None for c in order]
-        marks = {f"owner:{side}": [names[i] for i, c in enumerate(order) if owners[c] == s]
-                 for s, side in enumerate(SIDES)}
+        points = self._owned_points(owners)
+        marks = {f"owner:{side}": points[s] for s, side in enumerate(SIDES)}
         marks["last"] = []
         if self.history and self.history[-1].action >= 0:
             kind, cell, _ = self.kernel.decode(n, self.history[-1].action)
             if kind == self.kernel.PLACE:
                 marks["last"] = [point_name(cell, n)]
         return {"kind": "square", "cells": cells, "marks": marks,
-                "score": self.score_block(owners)}
+                "score": {"points": {side: list(points[s])
+                                     for s, side in enumerate(SIDES)}}}
 
     def score_block(self, owners: list[int]) -> dict:
         """Who owns which points now, as the score counts them (the stones of each side's
         claimed groups, ``owners``: claim_owner_map): the board block's ``score``, which a
         page may overlay (the scores with komi are the view's ``scores``; lists only, so
         that the networks' encoding of a view is what it was)."""
+        points = self._owned_points(owners)
+        return {"points": {side: points[s] for s, side in enumerate(SIDES)}}
+
+    def _owned_points(self, owners: list[int]) -> tuple[list[str], ...]:
+        """Per side, the names of the cells ``owners`` gives it, in the drawing's order
+        (one pass over the board)."""
         names, order = self.game.cell_names, self.game.draw_order
-        return {"points": {side: [names[i] for i, c in enumerate(order) if owners[c] == s]
-                           for s, side in enumerate(SIDES)}}
+        points: tuple[list[str], ...] = tuple([] for _ in SIDES)
+        for name, cell in zip(names, order):
+            side = owners[cell]
+            if 0 <= side < len(points):
+                points[side].append(name)
+        return points
 
     # Text rendering (for terminals) --------------------------------------------
     def render(self, colour: bool = False, seat: int | None = None) -> str:

@@ -58,8 +58,8 @@ class Committer:
         """Commit batches until nothing waits."""
         while self.waiting:
             batch, self.waiting = self.waiting[:MAX_BATCH], self.waiting[MAX_BATCH:]
-            work = asyncio.ensure_future(asyncio.to_thread(
-                self.store.append_many, [entry for entry, _ in batch]))
+            work = asyncio.get_running_loop().run_in_executor(     # no task of its own
+                None, self.store.append_many, [entry for entry, _ in batch])
             try:
                 outcomes = await asyncio.shield(work)
             except asyncio.CancelledError:      # the loop stops: each room is told what the
