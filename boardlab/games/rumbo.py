@@ -15,6 +15,7 @@ from ..core.registry import register
 from . import rumbo_kernel as K
 from . import rumbo_vector as V
 from . import territory_vector as TV
+from .direct_call import direct
 from .grid_notation import point_name
 from .territory import TerritoryGame, TerritoryState, territory_options
 
@@ -30,8 +31,19 @@ class RumboState(TerritoryState):
     game: Rumbo
 
     def _init_buffer(self):
-        K.init(self.buf, self.game.n)
-        self._out = np.empty(2 * self.game.points, dtype=np.int32)    # legal-move scratch
+        game = self.game
+        K.init(self.buf, game.n)
+        self._out = np.empty(2 * game.points, dtype=np.int32)    # legal-move scratch
+        # the kernels of a move, called without numba's dispatch (direct_call), and their
+        # fixed arguments: the hot path of legal_actions and apply
+        self._n, self._nbr, self._degree = game.n, self.topo.nbr, self.topo.degree
+        calls = game.__dict__.get("_direct_calls")
+        if calls is None:
+            example = (self.buf, game.n, self._nbr, self._degree)
+            calls = game._direct_calls = (direct(K.legal, *example, self._out),
+                                          direct(K.play_if_legal, *example, 0),
+                                          direct(K.is_legal_action, *example, 0))
+        self._k_legal, self._k_play_if_legal, self._k_is_legal_action = calls
 
     def _setup(self, board, marks):
         n, topo = self.game.n, self.topo
@@ -57,11 +69,11 @@ class RumboState(TerritoryState):
                                   f" has no liberties but is not in 'claims' (add V or H)")
 
     def _legal_play(self) -> list[int]:
-        count = K.legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, self._out)
-        return self._out[:count].tolist()
+        out = self._out
+        return out[:self._k_legal(self.buf, self._n, self._nbr, self._degree, out)].tolist()
 
     def _play_legal(self, action: int) -> bool:
-        return K.is_legal_action(self.buf, self.game.n, self.topo.nbr, self.topo.degree, action)
+        return self._k_is_legal_action(self.buf, self._n, self._nbr, self._degree, action)
 
     def _play_reason(self, action: int) -> str:
         n, topo = self.game.n, self.topo
@@ -78,7 +90,7 @@ class RumboState(TerritoryState):
         K.play(self.buf, self.game.n, self.topo.nbr, action)
 
     def _play_if_legal(self, action: int) -> bool:
-        return K.play_if_legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, action)
+        return self._k_play_if_legal(self.buf, self._n, self._nbr, self._degree, action)
 
     def _over(self) -> bool:
         return self.buf.item(K.M_NEMPTY) == 0
