@@ -32,3 +32,14 @@ def test_a_plain_function_is_returned_as_it_is():
     def plain(x):
         return x + 1
     assert direct(plain, 1) is plain
+
+
+def test_a_cartagena_state_still_pickles():
+    """The entry points live in the modules, not in a game or a state."""
+    import pickle
+    game = make("cartagena(profile=basic,players=2)")
+    state = game.new_initial_state(seed=1)
+    state.apply(state.legal_actions()[0])
+    again = pickle.loads(pickle.dumps(state))
+    assert again.legal_actions() == state.legal_actions()
+    pickle.dumps(game)

@@ -22,6 +22,10 @@ from .territory import TerritoryGame, TerritoryState, territory_options
 
 _NO_SCRATCH = np.zeros(1, dtype=np.int64)     # the compiled search's scratch: unused here
 
+# the kernels of legal_actions and apply, replaced by their compiled entry points
+# (direct_call: called without numba's dispatch) when the first state is made
+_legal, _play_if_legal, _is_legal_action = K.legal, K.play_if_legal, K.is_legal_action
+
 
 def _default_komi(options) -> float:
     return 6.0 if options["size"] % 2 else 7.0
@@ -34,16 +38,14 @@ class RumboState(TerritoryState):
         game = self.game
         K.init(self.buf, game.n)
         self._out = np.empty(2 * game.points, dtype=np.int32)    # legal-move scratch
-        # the kernels of a move, called without numba's dispatch (direct_call), and their
-        # fixed arguments: the hot path of legal_actions and apply
+        # the fixed arguments of the kernels of legal_actions and apply (the hot path)
         self._n, self._nbr, self._degree = game.n, self.topo.nbr, self.topo.degree
-        calls = game.__dict__.get("_direct_calls")
-        if calls is None:
+        global _legal, _play_if_legal, _is_legal_action
+        if _legal is K.legal:
             example = (self.buf, game.n, self._nbr, self._degree)
-            calls = game._direct_calls = (direct(K.legal, *example, self._out),
-                                          direct(K.play_if_legal, *example, 0),
-                                          direct(K.is_legal_action, *example, 0))
-        self._k_legal, self._k_play_if_legal, self._k_is_legal_action = calls
+            _legal = direct(K.legal, *example, self._out)
+            _play_if_legal = direct(K.play_if_legal, *example, 0)
+            _is_legal_action = direct(K.is_legal_action, *example, 0)
 
     def _setup(self, board, marks):
         n, topo = self.game.n, self.topo
@@ -70,10 +72,10 @@ class RumboState(TerritoryState):
 
     def _legal_play(self) -> list[int]:
         out = self._out
-        return out[:self._k_legal(self.buf, self._n, self._nbr, self._degree, out)].tolist()
+        return out[:_legal(self.buf, self._n, self._nbr, self._degree, out)].tolist()
 
     def _play_legal(self, action: int) -> bool:
-        return self._k_is_legal_action(self.buf, self._n, self._nbr, self._degree, action)
+        return _is_legal_action(self.buf, self._n, self._nbr, self._degree, action)
 
     def _play_reason(self, action: int) -> str:
         n, topo = self.game.n, self.topo
@@ -90,7 +92,7 @@ class RumboState(TerritoryState):
         K.play(self.buf, self.game.n, self.topo.nbr, action)
 
     def _play_if_legal(self, action: int) -> bool:
-        return self._k_play_if_legal(self.buf, self._n, self._nbr, self._degree, action)
+        return _play_if_legal(self.buf, self._n, self._nbr, self._degree, action)
 
     def _over(self) -> bool:
         return self.buf.item(K.M_NEMPTY) == 0
