@@ -528,6 +528,9 @@ class CartagenaState(KernelState):
         buf = self.buf
         return TERMINAL if buf.item(K.M_OVER) else buf.item(K.M_TO_MOVE)
 
+    def is_terminal(self) -> bool:
+        return self.buf.item(K.M_OVER) != 0 or self.resigned is not None or self.agreed_draw
+
     def legal_actions(self) -> list[int]:
         if self.resigned is not None:
             return []
@@ -562,7 +565,7 @@ class CartagenaState(KernelState):
 
     def _apply(self, action: int) -> None:
         game = self.game
-        before = self.buf[game.mine_span].copy()     # every seat's tokens (see "last")
+        before = self.buf[game.mine_span].tobytes()     # every seat's tokens ("last")
         if self.knowledge is None:
             K.apply_logged(self.buf, game.cfg, action, self._log)
         else:                                    # and what each seat saw of it
@@ -573,7 +576,7 @@ class CartagenaState(KernelState):
     def _apply_if_legal(self, action: int) -> bool:
         """:meth:`_apply` of a legal ``action`` with its check, in one kernel call."""
         game = self.game
-        before = self.buf[game.mine_span].copy()     # every seat's tokens (see "last")
+        before = self.buf[game.mine_span].tobytes()     # every seat's tokens ("last")
         if self.knowledge is None:
             if not _apply_if_legal(self.buf, game.cfg, action, self._log, self._out):
                 return False
@@ -586,13 +589,13 @@ class CartagenaState(KernelState):
         self._applied(before)
         return True
 
-    def _applied(self, before: np.ndarray) -> None:
+    def _applied(self, before: bytes) -> None:
         """After an action (every seat's tokens ``before`` it): a sample played on is no
         longer its viewer's; the history length after a draw (see undo_floor); the token
         it moved."""
         if self.knowledge is None and self.sampled_for is not None:
             self.sampled_for = self._deal_arrays = None
-        if self._log[0]:                         # a card was drawn
+        if self._log.item(0):                    # a card was drawn
             self.drew_at = len(self.history) + 1
         # the last move's token: its seat's tokens before it, compared when a view asks
         # (the track block's "last"), not on every move of a search
@@ -798,7 +801,8 @@ class CartagenaState(KernelState):
         raw = self.__dict__.get("_moved_from")
         if raw is None or raw[0] != last:
             return None
-        change = self.buf[self.game.mine_span] - raw[1]     # one token of one seat moved
+        # one token of one seat moved
+        change = self.buf[self.game.mine_span] - np.frombuffer(raw[1], dtype=self.buf.dtype)
         if not change.any():
             return None
         width = self.game.L + 2
