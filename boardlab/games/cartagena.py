@@ -39,6 +39,7 @@ from ..core.registry import register
 from ..core.view import View
 from .kernel_state import KernelState
 from . import cartagena_kernel as K
+from .direct_call import direct
 from . import cartagena_sample as sample
 from . import cartagena_seen as seen
 from . import cartagena_vector
@@ -117,6 +118,10 @@ OPTIONS = (
     Option("discard", str, "", "set-up: the discard pile's cards, e.g. HHDCS", analysis=True),
 )
 
+
+# the kernels of legal_actions and apply, replaced by their compiled entry points
+# (direct_call: called without numba's dispatch) when the first state is made
+_legal, _apply_if_legal, _act_if_legal = K.legal, K.apply_if_legal, seen.act_if_legal
 
 _new_tuple = tuple.__new__      # a Move without NamedTuple's Python-level __new__ (search)
 
@@ -416,9 +421,22 @@ class CartagenaState(KernelState):
         self._out = np.empty(game.num_actions, dtype=np.int32)
         self._log = K.new_log()                        # scratch: the draws of one action
         self.knowledge = self._knowledge_at_deal()     # per seat; None with open hands
+        self._direct_calls()
         self.sampled_for: CardKnowledge | None = None  # in a sample: its viewer's knowledge
         self._deal_arrays = None                       # sampled_for as arrays, for redeal
         self.drew_at = 0                               # history length after the last draw
+
+    def _direct_calls(self) -> None:
+        """The first state made: the kernels of legal_actions and apply replaced by
+        their compiled entry points (direct_call: called without numba's dispatch)."""
+        global _legal, _apply_if_legal, _act_if_legal
+        buf, cfg, log, out = self.buf, self.game.cfg, self._log, self._out
+        if _legal is K.legal:
+            _legal = direct(K.legal, buf, cfg, out)
+            _apply_if_legal = direct(K.apply_if_legal, buf, cfg, 0, log, out)
+        if _act_if_legal is seen.act_if_legal and self.knowledge is not None:
+            _act_if_legal = direct(seen.act_if_legal, buf, cfg, 0, log, self._know,
+                                   self._seen_work, out)
 
     def _cloned(self, other) -> None:
         other._log = np.empty_like(self._log)
@@ -507,13 +525,17 @@ class CartagenaState(KernelState):
 
     # Protocol ---------------------------------------------------------------------
     def _current_player(self) -> int:
-        return TERMINAL if self.buf[K.M_OVER] else int(self.buf[K.M_TO_MOVE])
+        buf = self.buf
+        return TERMINAL if buf.item(K.M_OVER) else buf.item(K.M_TO_MOVE)
+
+    def is_terminal(self) -> bool:
+        return self.buf.item(K.M_OVER) != 0 or self.resigned is not None or self.agreed_draw
 
     def legal_actions(self) -> list[int]:
         if self.resigned is not None:
             return []
         out = self._out
-        return out[:K.legal(self.buf, self.game.cfg, out)].tolist()
+        return out[:_legal(self.buf, self.game.cfg, out)].tolist()
 
     def illegal_reason(self, action: int) -> str | None:
         if action in self.legal_actions():
@@ -543,7 +565,7 @@ class CartagenaState(KernelState):
 
     def _apply(self, action: int) -> None:
         game = self.game
-        before = self.buf[game.mine_span].copy()     # every seat's tokens (see "last")
+        before = self.buf[game.mine_span].tobytes()     # every seat's tokens ("last")
         if self.knowledge is None:
             K.apply_logged(self.buf, game.cfg, action, self._log)
         else:                                    # and what each seat saw of it
@@ -554,26 +576,26 @@ class CartagenaState(KernelState):
     def _apply_if_legal(self, action: int) -> bool:
         """:meth:`_apply` of a legal ``action`` with its check, in one kernel call."""
         game = self.game
-        before = self.buf[game.mine_span].copy()     # every seat's tokens (see "last")
+        before = self.buf[game.mine_span].tobytes()     # every seat's tokens ("last")
         if self.knowledge is None:
-            if not K.apply_if_legal(self.buf, game.cfg, action, self._log, self._out):
+            if not _apply_if_legal(self.buf, game.cfg, action, self._log, self._out):
                 return False
         else:
-            code = seen.act_if_legal(self.buf, game.cfg, action, self._log, self._know,
-                                     self._seen_work, self._out)
+            code = _act_if_legal(self.buf, game.cfg, action, self._log, self._know,
+                                 self._seen_work, self._out)
             if code < 0:
                 return False
             check(code)
         self._applied(before)
         return True
 
-    def _applied(self, before: np.ndarray) -> None:
+    def _applied(self, before: bytes) -> None:
         """After an action (every seat's tokens ``before`` it): a sample played on is no
         longer its viewer's; the history length after a draw (see undo_floor); the token
         it moved."""
         if self.knowledge is None and self.sampled_for is not None:
             self.sampled_for = self._deal_arrays = None
-        if self._log[0]:                         # a card was drawn
+        if self._log.item(0):                    # a card was drawn
             self.drew_at = len(self.history) + 1
         # the last move's token: its seat's tokens before it, compared when a view asks
         # (the track block's "last"), not on every move of a search
@@ -779,7 +801,8 @@ class CartagenaState(KernelState):
         raw = self.__dict__.get("_moved_from")
         if raw is None or raw[0] != last:
             return None
-        change = self.buf[self.game.mine_span] - raw[1]     # one token of one seat moved
+        # one token of one seat moved
+        change = self.buf[self.game.mine_span] - np.frombuffer(raw[1], dtype=self.buf.dtype)
         if not change.any():
             return None
         width = self.game.L + 2

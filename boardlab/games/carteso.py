@@ -16,11 +16,16 @@ from ..core.options import Option
 from . import carteso_kernel as K
 from . import carteso_vector as V
 from . import territory_vector as TV
+from .direct_call import direct
 from .grid_notation import point_name
 from .territory import SIDES, TerritoryGame, TerritoryState, territory_options
 
 
 _SCRATCH: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+# the kernels of legal_actions and apply, replaced by their compiled entry points
+# (direct_call: called without numba's dispatch) when the first state is made
+_legal, _is_legal, _play_if_legal = K.legal, K.is_legal, K.play_if_legal
 
 
 def _scratch(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -39,8 +44,17 @@ class CartesoState(TerritoryState):
     game: Carteso
 
     def _init_buffer(self):
-        self.scratch, self.move_list = _scratch(self.game.n)
-        K.init(self.buf, self.game.n, int(self.game.options["button"]))
+        game = self.game
+        self.scratch, self.move_list = _scratch(game.n)
+        K.init(self.buf, game.n, int(game.options["button"]))
+        # the fixed arguments of the kernels of legal_actions and apply (the hot path)
+        self._n, self._nbr, self._diag = game.n, self.topo.nbr, self.topo.diag
+        global _legal, _is_legal, _play_if_legal
+        if _legal is K.legal:
+            _legal = direct(K.legal, self.buf, game.n, self.move_list)
+            _is_legal = direct(K.is_legal, self.buf, game.n, 0)
+            _play_if_legal = direct(K.play_if_legal, self.buf, self.scratch, game.n,
+                                    self._nbr, self._diag, 0)
 
     def _setup(self, board, marks):
         n = self.game.n
@@ -64,10 +78,11 @@ class CartesoState(TerritoryState):
                                   f" is finished but not in 'claims' (add V or H)")
 
     def _legal_play(self) -> list[int]:
-        return self.move_list[:K.legal(self.buf, self.game.n, self.move_list)].tolist()
+        listed = self.move_list
+        return listed[:_legal(self.buf, self._n, listed)].tolist()
 
     def _play_legal(self, action: int) -> bool:
-        return K.is_legal(self.buf, self.game.n, action)
+        return _is_legal(self.buf, self._n, action)
 
     def _play_reason(self, action: int) -> str:
         n = self.game.n
@@ -84,8 +99,7 @@ class CartesoState(TerritoryState):
         K.play(self.buf, self.scratch, self.game.n, self.topo.nbr, self.topo.diag, action)
 
     def _play_if_legal(self, action: int) -> bool:
-        return K.play_if_legal(self.buf, self.scratch, self.game.n, self.topo.nbr,
-                               self.topo.diag, action)
+        return _play_if_legal(self.buf, self.scratch, self._n, self._nbr, self._diag, action)
 
     def _over(self) -> bool:
         return self.buf.item(K.M_OVER) != 0

@@ -43,9 +43,13 @@ from . import ctor_kernel as K
 from . import ctor_sample as sample
 from . import ctor_text as text
 from . import ctor_vector
+from .direct_call import direct
 from .topology import square_turns, torus
 
 _M_PHASE, _M_TEAM, _PH_OVER = K.M_PHASE, K.M_TEAM, K.PH_OVER      # (module globals: fast)
+# the kernels of legal_actions and apply, replaced by their compiled entry points
+# (direct_call: called without numba's dispatch) when the first state is made
+_legal, _apply_if_legal = K.legal, K.apply_if_legal
 
 QUOTAS = "2,2,1/2,2,0/3,3,0"
 _TEAMS = re.compile(r"^([123])v([123])$")
@@ -385,6 +389,10 @@ class CtorState(KernelState):
         # the kernel's tables and each team's captain, made once (the protocol's hot path)
         self._t = (game.cfg, game.topology.nbr, game.topology.diag)
         self._captains = (game.captain(0), game.captain(1))
+        global _legal, _apply_if_legal
+        if _legal is K.legal:
+            _legal = direct(K.legal, self.buf, *self._t, self._out)
+            _apply_if_legal = direct(K.apply_if_legal, self.buf, *self._t, 0)
         if game.secrets is not None:
             for team, squares in enumerate(game.secrets):
                 self._arr(K.A_SECRET + team)[squares] = 1
@@ -439,14 +447,14 @@ class CtorState(KernelState):
         if self.resigned is not None or self._in_round():
             return []
         out = self._out
-        return out[:K.legal(self.buf, *self._t, out)].tolist()
+        return out[:_legal(self.buf, *self._t, out)].tolist()
 
     def _apply(self, action: int) -> None:
         K.apply(self.buf, *self._t, action)
 
     def _apply_if_legal(self, action: int) -> bool:
         """The kernel's check and move in one call (one seat acts: no round is open)."""
-        return K.apply_if_legal(self.buf, *self._t, action)
+        return _apply_if_legal(self.buf, *self._t, action)
 
     def illegal_reason(self, action: int) -> str | None:
         if self.resigned is None and not self._in_round() and \

@@ -15,11 +15,16 @@ from ..core.registry import register
 from . import rumbo_kernel as K
 from . import rumbo_vector as V
 from . import territory_vector as TV
+from .direct_call import direct
 from .grid_notation import point_name
 from .territory import TerritoryGame, TerritoryState, territory_options
 
 
 _NO_SCRATCH = np.zeros(1, dtype=np.int64)     # the compiled search's scratch: unused here
+
+# the kernels of legal_actions and apply, replaced by their compiled entry points
+# (direct_call: called without numba's dispatch) when the first state is made
+_legal, _play_if_legal, _is_legal_action = K.legal, K.play_if_legal, K.is_legal_action
 
 
 def _default_komi(options) -> float:
@@ -30,8 +35,17 @@ class RumboState(TerritoryState):
     game: Rumbo
 
     def _init_buffer(self):
-        K.init(self.buf, self.game.n)
-        self._out = np.empty(2 * self.game.points, dtype=np.int32)    # legal-move scratch
+        game = self.game
+        K.init(self.buf, game.n)
+        self._out = np.empty(2 * game.points, dtype=np.int32)    # legal-move scratch
+        # the fixed arguments of the kernels of legal_actions and apply (the hot path)
+        self._n, self._nbr, self._degree = game.n, self.topo.nbr, self.topo.degree
+        global _legal, _play_if_legal, _is_legal_action
+        if _legal is K.legal:
+            example = (self.buf, game.n, self._nbr, self._degree)
+            _legal = direct(K.legal, *example, self._out)
+            _play_if_legal = direct(K.play_if_legal, *example, 0)
+            _is_legal_action = direct(K.is_legal_action, *example, 0)
 
     def _setup(self, board, marks):
         n, topo = self.game.n, self.topo
@@ -57,11 +71,11 @@ class RumboState(TerritoryState):
                                   f" has no liberties but is not in 'claims' (add V or H)")
 
     def _legal_play(self) -> list[int]:
-        count = K.legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, self._out)
-        return self._out[:count].tolist()
+        out = self._out
+        return out[:_legal(self.buf, self._n, self._nbr, self._degree, out)].tolist()
 
     def _play_legal(self, action: int) -> bool:
-        return K.is_legal_action(self.buf, self.game.n, self.topo.nbr, self.topo.degree, action)
+        return _is_legal_action(self.buf, self._n, self._nbr, self._degree, action)
 
     def _play_reason(self, action: int) -> str:
         n, topo = self.game.n, self.topo
@@ -78,7 +92,7 @@ class RumboState(TerritoryState):
         K.play(self.buf, self.game.n, self.topo.nbr, action)
 
     def _play_if_legal(self, action: int) -> bool:
-        return K.play_if_legal(self.buf, self.game.n, self.topo.nbr, self.topo.degree, action)
+        return _play_if_legal(self.buf, self._n, self._nbr, self._degree, action)
 
     def _over(self) -> bool:
         return self.buf.item(K.M_NEMPTY) == 0

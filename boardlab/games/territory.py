@@ -313,6 +313,11 @@ class TerritoryState(KernelState):
             return TERMINAL
         return self.seat_of_side[self.buf.item(self.kernel.M_TURN)]
 
+    def is_terminal(self) -> bool:
+        if self.chosen and self.resigned is None and not self.agreed_draw:
+            return self._over()                # in play: the hot path
+        return super().is_terminal()
+
     def legal_actions(self) -> list[int]:
         if self.chosen and self.resigned is None and not self.agreed_draw:
             return [] if self._over() else self._legal_play()      # in play: the hot path
