@@ -4,14 +4,21 @@ The bot opens the server's event stream (``GET /api/stream/event`` with ``Author
 Bearer TOKEN``: NDJSON, docs/accounts.md), accepts the challenges its settings allow
 (games, speeds, rated or casual, how many games at once) and declines the others with a
 reason, and plays every game it has through the game socket, one :class:`Bridge`
-(connect.py) each, with the same engine command. A dropped stream is opened again (after
-1, 2, 4 ... at most 30 seconds); each game's socket reconnects on its own. With
-``max_games`` it stops once that many games are over (else it runs until stopped).
+(connect.py) each, with the same engine command. The bot stays online through transient
+failures: a dropped stream, an unreachable server, or an answer such as 502, 503 or 429
+(to the stream, the first look at the account, or an accept or decline) is written to
+stderr in one line and the stream is opened again after a pause (1, 2, 4 ... at most 30
+seconds, each drawn between half and all of that from the OS's random source so that
+many bots do not come back at once); the reopened stream tells the open challenges again.
+Only a definite refusal (401: a bad or revoked token; 403) stops it, with a message and
+a nonzero exit. Each game's socket reconnects on its own. With ``max_games`` it stops
+once that many games are over (else it runs until stopped).
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import sys
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
@@ -22,6 +29,8 @@ from .connect import Bridge, ConnectError
 MODES = ("rated", "casual")
 FIRST_PAUSE, LAST_PAUSE = 1.0, 30.0     # seconds before opening a dropped stream again
 TIMEOUT = 30.0                          # seconds of an ordinary request
+REFUSED = (401, 403)                    # definite refusals: the bot stops
+TRANSIENT = (408, 425, 429)             # besides 5xx: answers worth trying again
 
 
 @dataclass
@@ -69,6 +78,9 @@ class Bot:
     log: str | None = None
     out: object = None
     err: object = None
+    first_pause: float = FIRST_PAUSE
+    last_pause: float = LAST_PAUSE
+    rng: random.Random = field(default_factory=random.SystemRandom)   # pauses' jitter
 
     def __post_init__(self):
         parts = urlsplit(self.url.strip())
@@ -82,21 +94,20 @@ class Bot:
         self.playing: dict[str, asyncio.Task] = {}
         self.started = self.finished = 0
         self.failures = 0
+        self.online = self.opened = False
         self.done = asyncio.Event()
 
     # Running -------------------------------------------------------------------------------
     async def run(self) -> int:
-        """Stay online (until ``max_games`` are over); the exit code (1: an engine failed)."""
+        """Stay online (until ``max_games`` are over); the exit code (1: an engine failed).
+        Raises :class:`ConnectError` on a definite refusal (a bad token, not a bot)."""
         import httpx
         async with httpx.AsyncClient(headers=self.headers, timeout=TIMEOUT) as client:
-            me = await self._request(client, "GET", "/api/account")
-            if not me.get("bot"):
-                raise ConnectError("this token is not a bot account's")
-            self._say(f"online as {me['username']} (BOT) at {self.base}")
-            pause = FIRST_PAUSE
+            pause = self.first_pause
             try:
                 while not self.done.is_set():
-                    streaming = asyncio.ensure_future(self._stream(client))
+                    self.opened = False
+                    streaming = asyncio.ensure_future(self._online(client))
                     stopping = asyncio.ensure_future(self.done.wait())
                     finished, _ = await asyncio.wait({streaming, stopping},
                                                      return_when=asyncio.FIRST_COMPLETED)
@@ -104,21 +115,34 @@ class Bot:
                         task.cancel()
                     if streaming in finished and not streaming.cancelled():
                         error = streaming.exception()
-                        if isinstance(error, ConnectError):
+                        if error is not None and not isinstance(error, _Dropped):
                             raise error
                         if self.done.is_set():
                             break
-                        if error is None:
-                            pause = FIRST_PAUSE     # it had been open: try again soon
-                        self._say(f"the event stream dropped ({error or 'closed'}): "
-                                  f"reconnecting in {pause:g} s", error=True)
-                        await asyncio.sleep(pause)
-                        pause = min(LAST_PAUSE, pause * 2)
+                        if self.opened:
+                            pause = self.first_pause    # it had been open: try again soon
+                        wait = self.rng.uniform(pause / 2, pause)
+                        self._say(f"{error or 'the event stream closed'}: "
+                                  f"reconnecting in {wait:.1f} s", error=True)
+                        await asyncio.sleep(wait)
+                        pause = min(self.last_pause, pause * 2)
             finally:
                 for task in self.playing.values():
                     task.cancel()
                 await asyncio.gather(*self.playing.values(), return_exceptions=True)
         return 1 if self.failures else 0
+
+    async def _online(self, client) -> None:
+        """Check the account once, then follow its event stream until it drops."""
+        if not self.online:
+            me = await self._request(client, "GET", "/api/account")
+            if "error" in me:
+                raise _Dropped(f"the server could not show the account ({me['error']})")
+            if not me.get("bot"):
+                raise ConnectError("this token is not a bot account's")
+            self.online = True
+            self._say(f"online as {me['username']} (BOT) at {self.base}")
+        await self._stream(client)
 
     async def _stream(self, client) -> None:
         import httpx
@@ -127,22 +151,36 @@ class Bot:
                                      timeout=httpx.Timeout(TIMEOUT, read=None)) as response:
                 if response.status_code != 200:
                     await response.aread()
-                    raise ConnectError(f"the server refused the event stream: "
-                                       f"{_error(response)}")
+                    if response.status_code in REFUSED:
+                        raise ConnectError(f"the server refused the event stream (HTTP "
+                                           f"{response.status_code}: a bad or revoked "
+                                           f"token?): {_error(response)}")
+                    raise _Dropped(f"the event stream failed ({_error(response)})")
+                self.opened = True
                 async for line in response.aiter_lines():
                     if line.strip():
                         await self._event(client, json.loads(line))
         except httpx.HTTPError as error:
-            raise _Dropped(str(error) or type(error).__name__) from None
+            raise _Dropped(f"the event stream dropped "
+                           f"({str(error) or type(error).__name__})") from None
 
     async def _request(self, client, method: str, path: str, data: dict | None = None):
+        """The answer's JSON, or ``{"error": ...}`` for a 4xx that is no refusal (a
+        challenge taken back meanwhile). Raises :class:`_Dropped` when the server cannot be
+        reached or answers 5xx, 408 or 429 (the bot tries again on a reopened stream), and
+        :class:`ConnectError` on 401 or 403."""
         import httpx
         try:
             response = await client.request(method, self.base + path, json=data)
         except httpx.HTTPError as error:
-            raise ConnectError(f"cannot reach {self.base}: {error}") from None
-        if response.status_code == 401:
-            raise ConnectError(f"the server refused the token: {_error(response)}")
+            raise _Dropped(f"{method} {path} failed: cannot reach {self.base} "
+                           f"({str(error) or type(error).__name__})") from None
+        if response.status_code in REFUSED:
+            raise ConnectError(f"the server refused the token (HTTP "
+                               f"{response.status_code}: a bad or revoked token?): "
+                               f"{_error(response)}")
+        if response.status_code >= 500 or response.status_code in TRANSIENT:
+            raise _Dropped(f"{method} {path} failed ({_error(response)})")
         if response.status_code >= 400:
             return {"error": _error(response)}
         return response.json()

@@ -112,6 +112,7 @@ async def show_game(request: Request) -> JSONResponse:
                              "clock": room.clock, "rematch": room.rematch,
                              "seats": public_seats(game, room.seats,
                                                    await holders_of(room)), "view": view,
+                             "elapsed": room.turns.elapsed() if room.timed else None,
                              "facts": game.facts()})
     finally:
         hub.release(room)

@@ -386,3 +386,24 @@ def test_the_lobby_lists_my_games_with_your_turn_marks(server, open_page):
     assert link.get_attribute("href") == "/game/" + first["seats"][0]["page"].split("/game/")[1]
     client.page.locator(f'#my-games li[data-game="{second["id"]}"] button.forget').click()
     client.page.wait_for_function("() => document.querySelectorAll('#my-games li').length === 1")
+
+
+def test_my_games_show_the_time_left_on_my_clocks(server, open_page):
+    """Each of "My games" shows the time left on the clock of my seat, from the server's
+    view (days and hours for a correspondence clock, minutes:seconds otherwise)."""
+    slow = server.create("carteso(size=5)", TWO, seed=SEED, clock={"days": 3})
+    fast = server.create("carteso(size=5)", TWO, seed=SEED,
+                         clock={"base": 300, "increment": 2})
+    untimed = server.create("carteso(size=5)", TWO, seed=SEED)
+    client = open_page(slow["seats"][0]["page"], "clocks")
+    for game in (fast, untimed):
+        client.page.goto(game["seats"][1]["page"])
+        client.wait_ready()
+    client.page.goto(server.url + "/")
+    shown = client.page.locator(f'#my-games li[data-game="{slow["id"]}"] .time-left')
+    shown.wait_for()
+    assert shown.inner_text() == "3d 0h"            # the opening: no clock runs yet
+    fast_left = client.page.locator(f'#my-games li[data-game="{fast["id"]}"] .time-left')
+    assert fast_left.inner_text() == "5:00"
+    assert client.page.locator(
+        f'#my-games li[data-game="{untimed["id"]}"] .time-left').count() == 0

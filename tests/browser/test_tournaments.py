@@ -53,3 +53,26 @@ def test_a_round_robin_whose_standings_change_as_its_games_end(server, open_page
     assert page.locator("#records").get_attribute("href").endswith("/records.zip")
     for client in (alice, bob, carol):
         assert client.errors == []
+
+
+def test_a_tournament_with_a_correspondence_clock_from_the_form(server, open_page):
+    """The creation form offers days per move besides a Fischer clock; both at once are
+    refused with the server's reason."""
+    director = open_page(server.url + "/signin", "days", game_page=False)
+    sign_up(director, "t-days")
+    page = director.page
+    page.goto(server.url + "/tournaments")
+    page.locator("body[data-loaded=true]").wait_for()
+    page.locator("#t-name").fill("Slow cup")
+    page.locator("#t-spec").fill(SPEC)
+    page.locator("#t-players").fill("ai-1, ai-2")
+    page.locator("#t-base").fill("5")
+    page.locator("#t-days").fill("3")
+    page.locator("#t-create").click()
+    page.locator("#direct-error", has_text="correspondence clock").wait_for()
+    page.locator("#t-base").fill("")
+    page.locator("#t-create").click()
+    page.wait_for_url("**/tournament/*")
+    made = server.http.get("/api/tournaments/" + page.url.rsplit("/", 1)[1]).json()
+    assert made["clock"] == {"days": 3}
+    assert director.errors == []

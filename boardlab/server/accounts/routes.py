@@ -42,7 +42,7 @@ class Accounts:
     limits: Limits = field(default_factory=Limits)
 
     def __post_init__(self):
-        self.notifier = Notifier()              # wakes the accounts' event streams
+        self.notifier = Notifier(self.users.engine)     # wakes the accounts' event streams
         self.by_address = Throttle(self.limits.logins_per_address, self.clock)
         self.by_name = Throttle(self.limits.logins_per_name, self.clock)
         self.signups = Throttle(self.limits.signups_per_address, self.clock)

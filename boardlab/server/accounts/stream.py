@@ -7,9 +7,9 @@ stream opens, then each new one), ``challengeCanceled`` (one of those taken back
 ``challengeDeclined`` (one the account made, declined, with the reason), ``gameStart``
 (every game of the account running when the stream opens, then each new one) and
 ``gameFinish``. An empty line every few seconds keeps proxies from closing a quiet
-stream. The stream is woken at once by changes in its own server process (notifier.py)
-and reads the database every POLL seconds besides, so another process's changes reach it
-too.
+stream. The stream reads the database only when woken (notifier.py): at once by changes in
+its own server process, and by the process's one shared watcher for another process's
+changes.
 
 ``GET /api/account/playing`` lists the account's running games, those where it is to act
 (``your_turn``) first.
@@ -31,7 +31,6 @@ from .challenges import CANCELLED, DECLINED, OPEN, _listed, public
 from .schema import challenges, users
 from .users import now
 
-POLL = 2.0                      # seconds between reads of the database
 KEEPALIVE = 7.0                 # seconds of silence before an empty line
 
 
@@ -119,6 +118,30 @@ class Tracker:
         return events
 
 
+async def follow(tracker: Tracker, notifier, user_id: int, first: list[dict],
+                 keepalive: float = KEEPALIVE) -> AsyncIterator[str]:
+    """The stream's lines: ``first`` events, then each wake-up's new ones (the database is
+    read only when ``notifier`` wakes the stream), an empty line after ``keepalive``
+    seconds of silence."""
+    woken = notifier.subscribe(user_id)
+    try:
+        events: list[dict] = first
+        yield "\n"                              # the stream is open
+        while True:
+            for event in events:
+                yield json.dumps(event) + "\n"
+            try:
+                await asyncio.wait_for(woken.wait(), keepalive)
+            except TimeoutError:
+                yield "\n"
+                events = []
+                continue
+            woken.clear()
+            events = await asyncio.to_thread(tracker.poll)
+    finally:
+        notifier.unsubscribe(user_id, woken)
+
+
 async def event_stream(request: Request) -> StreamingResponse:
     """GET /api/stream/event: the account's events as NDJSON (see the module's doc)."""
     from .routes import signed_in
@@ -127,29 +150,8 @@ async def event_stream(request: Request) -> StreamingResponse:
     tracker = Tracker(accounts.users.engine, me.id)
     first = await asyncio.to_thread(tracker.poll)
 
-    async def lines() -> AsyncIterator[str]:
-        notifier = accounts.notifier
-        woken = notifier.subscribe(me.id)
-        loop = asyncio.get_running_loop()
-        try:
-            events, said = first, loop.time()
-            yield "\n"                          # the stream is open
-            while True:
-                for event in events:
-                    yield json.dumps(event) + "\n"
-                if events:
-                    said = loop.time()
-                elif loop.time() - said >= KEEPALIVE:
-                    yield "\n"
-                    said = loop.time()
-                try:
-                    await asyncio.wait_for(woken.wait(), POLL)
-                except TimeoutError:
-                    pass
-                woken.clear()
-                events = await asyncio.to_thread(tracker.poll)
-        finally:
-            notifier.unsubscribe(me.id, woken)
+    def lines() -> AsyncIterator[str]:
+        return follow(tracker, accounts.notifier, me.id, first)
 
     return StreamingResponse(lines(), media_type="application/x-ndjson",
                              headers={"cache-control": "no-store",

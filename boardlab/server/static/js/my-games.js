@@ -1,8 +1,11 @@
 // "My games": the games this browser holds seats in. A game page opened with a seat link
 // remembers it (localStorage, newest first, at most MAX_KEPT); the lobby lists them, each
-// with a link back to its seat and a "your turn" mark when one of its seats acts now.
+// with a link back to its seat, a "your turn" mark when one of its seats acts now, and the
+// time left on your seats' clocks (from the game's `view.clocks` less the `elapsed` of the
+// acting seats, as GET /api/games/ID sends them).
 
 import { el, getGame } from "./api.js";
+import { formatClock } from "./clock-text.js";
 
 const KEY = "boardlab.myGames";
 const MAX_KEPT = 30;
@@ -30,6 +33,16 @@ export function forgetGame(id) {
   localStorage.setItem(KEY, JSON.stringify(myGames().filter((game) => game.id !== id)));
 }
 
+/** The seconds left on the clocks of `seats` (the least), or null without a clock. */
+export function timeLeft(shown, seats) {
+  const view = shown && shown.view;
+  if (!view || view.terminal || !view.clocks) return null;
+  const acting = view.acting || [];
+  const left = seats.filter((name) => view.clocks[name] != null).map((name) =>
+    view.clocks[name] - (acting.includes(name) ? (shown.elapsed || {})[name] || 0 : 0));
+  return left.length ? Math.min(...left) : null;
+}
+
 /** One row: the game, whether it is your turn (or over), and the link to your seat. */
 function row(game, shown) {
   const page = `/game/${encodeURIComponent(game.id)}#token=${encodeURIComponent(game.token)}`;
@@ -43,10 +56,18 @@ function row(game, shown) {
       status),
     el("span", { class: "game-meta" }, `you: ${game.seats.join(", ")}` +
       (view ? ` · ${(view.history || []).length} moves` : "")),
+    ...clockOf(shown, game.seats),
     el("a", { href: page }, yours ? "play" : "open"),
     el("button", { type: "button", class: "forget", "aria-label": `forget game ${game.id}`,
       onclick: () => { forgetGame(game.id); showMyGames(); } }, "forget"));
   return item;
+}
+
+function clockOf(shown, seats) {
+  const left = timeLeft(shown, seats);
+  if (left === null) return [];
+  return [el("span", { class: "time-left", "data-time-left": String(Math.max(0, left)),
+    title: "time left on your clock" }, formatClock(left))];
 }
 
 /** The lobby's "My games" panel (made here, above the games list), when there are any. */

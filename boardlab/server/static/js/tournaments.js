@@ -29,6 +29,14 @@ async function list() {
 
 const numberOf = (input) => (input.value.trim() === "" ? null : Number(input.value));
 
+/** The form's clock: Fischer (base minutes + increment), correspondence ({days}), or none;
+ *  both given are sent as they are, for the server to refuse with its reason. */
+function clockOf(base, days) {
+  const fischer = base ? { base: base * 60, increment: numberOf($("t-increment")) || 0 } : {};
+  const clock = { ...(days ? { days } : {}), ...fischer };
+  return Object.keys(clock).length ? clock : null;
+}
+
 function request() {
   const format = $("t-format").value;
   const base = numberOf($("t-base"));
@@ -36,7 +44,7 @@ function request() {
   return {
     name: $("t-name").value, spec: $("t-spec").value, format,
     players: $("t-players").value.split(/[\s,]+/).filter(Boolean),
-    clock: base ? { base: base * 60, increment: numberOf($("t-increment")) || 0 } : null,
+    clock: clockOf(base, numberOf($("t-days"))),
     rated: $("t-rated").checked,
     rounds: format === "ladder" ? null : numberOf($("t-rounds")),
     no_show: numberOf($("t-no-show")),

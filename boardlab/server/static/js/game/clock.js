@@ -3,6 +3,7 @@
 // the board (#clock-bar) and the ticking of every `[data-clock]` on the page.
 
 import { el } from "../api.js";
+import { formatClock } from "../clock-text.js";
 import { heldSeats } from "./model.js";
 import { $ } from "./page.js";
 
@@ -10,18 +11,7 @@ import { $ } from "./page.js";
 const LOW_SECONDS = 30;
 const TICK_MS = 200;
 
-/** `seconds` as m:ss (h:mm:ss from an hour; tenths below ten seconds; from a day, as a
- *  correspondence clock has, days and hours: "2d 23h"). */
-export function formatClock(seconds) {
-  const s = Math.max(0, seconds);
-  if (s >= 86400) return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
-  const minutes = Math.floor(s / 60);
-  const rest = Math.floor(s % 60);
-  const hours = Math.floor(minutes / 60);
-  const mm = hours ? String(minutes % 60).padStart(2, "0") : String(minutes);
-  const tenths = s < 10 ? "." + Math.floor((s * 10) % 10) : "";
-  return (hours ? hours + ":" : "") + mm + ":" + String(rest).padStart(2, "0") + tenths;
-}
+export { formatClock };
 
 /** The seconds seat `name` has left now, or null when it has no clock. */
 export function clockLeft(model, name) {
