@@ -393,6 +393,29 @@ def test_the_load_benchmark_counts_cpu_once_the_server_is_idle():
         child.wait()
 
 
+def test_a_process_starved_of_the_cpu_is_not_taken_for_idle():
+    """On a busy machine a process that wants the CPU may get almost none of it over a
+    short window (a CI run read 0.19 s of a half second's burn as settled): a thread
+    running or waiting for a core (state R) means not idle, a sleeping one idle."""
+    busy = subprocess.Popen([sys.executable, "-c", "print('on', flush=True)\nwhile True: pass"],
+                            stdout=subprocess.PIPE, text=True)
+    idle = subprocess.Popen([sys.executable, "-c", "import time\nprint('on', flush=True)\n"
+                             "time.sleep(600)"], stdout=subprocess.PIPE, text=True)
+    try:
+        for child in (busy, idle):
+            assert child.stdout is not None and child.stdout.readline() == "on\n"
+        assert loadbench.runnable(busy.pid)
+        guard = time.monotonic() + 60            # a hang guard: the idle child falls
+        while loadbench.runnable(idle.pid) and time.monotonic() < guard:   # asleep at once
+            time.sleep(0.01)
+        assert not loadbench.runnable(idle.pid)
+        assert not loadbench.runnable(2 ** 22 + 7)                      # no such process
+    finally:
+        for child in (busy, idle):
+            child.kill()
+            child.wait()
+
+
 def test_bad_secrets_and_load_arguments_are_refused(capsys):
     assert main(["soak", "secrets", "--cartagena", "0", "--ctor", "0"]) == 2
     assert main(["soak", "load", "--games", "0"]) == 2

@@ -225,9 +225,29 @@ async def _settled(pids: list[int], window: float = 0.5, share: float = 0.1) -> 
         before = [cpu_seconds(pid) for pid in pids]
         await asyncio.sleep(window)
         after = [cpu_seconds(pid) for pid in pids]
-        if None in before or None in after or \
-                sum(after) - sum(before) < share * window * len(pids):     # type: ignore
+        if None in before or None in after:
             return
+        if sum(after) - sum(before) < share * window * len(pids) and \
+                not any(runnable(pid) for pid in pids):               # type: ignore
+            return
+
+
+def runnable(pid: int) -> bool:
+    """Whether a thread of process ``pid`` is running or waiting for a core (state R):
+    on a busy machine a process that wants the CPU may get little of it, and is not
+    idle for that (Linux only; False where /proc cannot say)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "R":
+                    return True
+        except (OSError, IndexError):
+            continue
+    return False
 
 
 async def _first_game(client, url: str, spec: str) -> None:
