@@ -138,6 +138,10 @@ class VectorKernel(NamedTuple):
     cells: tuple[int, ...]
     scalars: tuple[tuple[str, ...], ...]
     zeros: tuple[tuple[str, ...], ...] = ()
+    #: the vector environment's row type where narrower than ``initial``'s (None: the
+    #: same): every value the game writes into its row fits it (int16 halves the bytes
+    #: a step waits on: a thousand rows are past the core's cache)
+    row_dtype: Any = None
 
 
 class Game:
