@@ -83,8 +83,9 @@ class Symmetry(NamedTuple):
 class VectorKernel(NamedTuple):
     """How a game steps many copies of itself in one compiled call (``boardlab.vector``).
 
-    Each copy is one int32 row (``initial``'s length: the kernel's buffer and whatever the
-    game keeps beside it, a move count or the last move, for its observations).
+    Each copy is one row (``initial``'s length, its type or ``row_dtype``: the kernel's
+    buffer and whatever the game keeps beside it, a move count or the last move, for its
+    observations).
     ``functions`` is a module of six compiled functions, each taking the row and
     ``tables`` (the game's own tuple of arrays) first:
 
