@@ -77,6 +77,41 @@ def test_agrees_with_the_game_move_by_move(spec):
     assert ends >= 2, f"{spec}: too few games ended to check the ends"
 
 
+@pytest.mark.parametrize("spec, dtype", [("carteso(size=9)", np.int16),
+                                          ("rumbo(size=9)", np.int16),
+                                          ("carteso(size=13)", np.int16),
+                                          ("carteso(size=2)", np.int32),
+                                          ("carteso(size=15)", np.int32),
+                                          ("rumbo(size=15)", np.int32)])
+def test_territory_rows_are_int16_where_every_value_fits(spec, dtype):
+    env = bv.make(spec, 2, seed=1)
+    assert env._rows.dtype == dtype
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=13,button=off)", "rumbo(size=13)"])
+def test_the_widest_int16_rows_agree_with_the_game_to_the_end(spec):
+    """Boards of 169 points, the most an int16 row holds (the packed scores, the moves):
+    whole games agree move by move, the observation brought up to date in place."""
+    game = boardlab.make(spec)
+    encoder = ViewEncoder(game)
+    env = bv.make(game, 1, seed=3)
+    step = env.reset()
+    state = game.new_initial_state(seed=int(env.episode_seeds[0]))
+    while True:
+        seat, obs, mask, rewards, over = expected(game, encoder, state)
+        where = f"{spec}, move {len(state.history)}"
+        assert step.seat[0] == seat and step.terminated[0] == over, where
+        np.testing.assert_array_equal(step.obs[0], obs, err_msg=where)
+        np.testing.assert_array_equal(step.mask[0], mask, err_msg=where)
+        np.testing.assert_array_equal(step.rewards[0], rewards, err_msg=where)
+        if over:
+            break
+        action = env.sample()
+        step = env.step(action)
+        state.apply(int(action[0]))
+    assert len(state.history) > 100 and any(rewards)
+
+
 def test_the_configurations_cover_every_game_with_a_vector_kernel():
     names = {boardlab.make(spec).name for spec in CONFIGS}
     offered = {cls.name for cls in boardlab.games() if cls().vector_kernel() is not None}

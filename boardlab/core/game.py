@@ -83,8 +83,9 @@ class Symmetry(NamedTuple):
 class VectorKernel(NamedTuple):
     """How a game steps many copies of itself in one compiled call (``boardlab.vector``).
 
-    Each copy is one int32 row (``initial``'s length: the kernel's buffer and whatever the
-    game keeps beside it, a move count or the last move, for its observations).
+    Each copy is one row (``initial``'s length, its type or ``row_dtype``: the kernel's
+    buffer and whatever the game keeps beside it, a move count or the last move, for its
+    observations).
     ``functions`` is a module of six compiled functions, each taking the row and
     ``tables`` (the game's own tuple of arrays) first:
 
@@ -138,6 +139,10 @@ class VectorKernel(NamedTuple):
     cells: tuple[int, ...]
     scalars: tuple[tuple[str, ...], ...]
     zeros: tuple[tuple[str, ...], ...] = ()
+    #: the vector environment's row type where narrower than ``initial``'s (None: the
+    #: same): every value the game writes into its row fits it (int16 halves the bytes
+    #: a step waits on: a thousand rows are past the core's cache)
+    row_dtype: Any = None
 
 
 class Game:

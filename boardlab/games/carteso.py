@@ -180,7 +180,9 @@ class Carteso(TerritoryGame):
         state = self.new_initial_state()
         cfg = TV.config(self, len(state.buf))
         tables = (state.scratch, self.topology.nbr, self.topology.diag, cfg)
-        return TV.declare(self, V, tables, state.buf, passes=True)
+        # int16 rows from 3x3 (the row multiplier of a 2x2 board is 2 ** 15; the bit rows
+        # of a board up to 13 wide fit)
+        return TV.declare(self, V, tables, state.buf, passes=True, narrow=self.n >= 3)
 
     def bench_playouts(self, count: int, seed: int) -> int:
         """Random playouts from the empty board (the bench policy); returns the moves."""

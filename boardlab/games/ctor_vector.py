@@ -52,18 +52,18 @@ def state_row(state, row):
     row[base + X_LAST] = last
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_reset(row, tables, initial, seed):
     row[:] = initial
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_legal(row, tables, out):
     cfg, nbr, diag, _ = tables
     return K.legal(row, cfg, nbr, diag, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_play(row, tables, action):
     cfg, nbr, diag, consts = tables
     K.apply(row, cfg, nbr, diag, action)
@@ -71,14 +71,14 @@ def vec_play(row, tables, action):
         row[consts[D_BASE] + X_LAST] = action
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_player(row, tables):
     if row[K.M_PHASE] == K.PH_OVER:
         return -1
     return 0 if row[K.M_TEAM] == 0 else tables[3][D_FIRST]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_returns(row, tables, out):
     a, b = row[K.M_COUNT], row[K.M_COUNT_2]
     value = 1.0 if a > b else -1.0 if a < b else 0.0
@@ -87,7 +87,7 @@ def vec_returns(row, tables, out):
         out[s] = value if s < first else -value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vec_observe(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg, nbr, diag, consts = tables
     P = cfg[K.C_N] * cfg[K.C_N]

@@ -160,7 +160,8 @@ class Rumbo(TerritoryGame):
         cfg = TV.config(self, len(state.buf))
         tables = (self.topology.nbr, self.topology.degree, cfg,
                   V.near_table(self.topology.nbr))
-        return TV.declare(self, V, tables, state.buf, passes=False)
+        return TV.declare(self, V, tables, state.buf, passes=False,
+                          narrow=True)     # counts, sizes and cells: at most 4P
 
     def bench_playouts(self, count: int, seed: int) -> int:
         state = self.new_initial_state()

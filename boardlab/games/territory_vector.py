@@ -28,21 +28,28 @@ ZEROS = (("last_move",), ("resigned",), ("returns",), ("winner",), ("button",))
 #: what the observation last written shows (both sides' scores, packed, and the last
 #: action it marks), from which :func:`observe_step` brings it up to date
 X_MOVES, X_LAST, X_SEEN_SCORES, X_SEEN_LAST = 0, 1, 2, 3
+#: the most points of a board whose rows may be int16 (the packed scores, below
+#: (P + 1) ** 2, and the moves made, fewer than 2 ** 15, fit)
+NARROW_POINTS = 169
 #: the game's constants (``cfg``, int64): board size, komi in half points, the buffer size
 C_N, C_KOMI, C_BASE = 0, 1, 2
 
 
 def declare(game: Any, functions: Any, tables: tuple, buffer: np.ndarray,
-            passes: bool) -> VectorKernel:
+            passes: bool, narrow: bool) -> VectorKernel:
     """The vector kernel of a territory game in play (a fixed komi): the row starts as
     ``buffer`` (a new state's, set-ups included), no moves made; ``passes``: the view
-    counts the passes in a row (Carteso's)."""
+    counts the passes in a row (Carteso's); ``narrow``: every value of the kernel's
+    buffer fits an int16 (then the vector environment's rows are int16; the row's own
+    entries do where the board has at most 169 points: see :func:`packed_scores`)."""
     initial = np.concatenate((buffer, np.array([0, -1, -1, -1], dtype=np.int32)))
     order = game.draw_order                               # description index -> kernel cell
     cells = np.empty(game.points, dtype=np.int64)
     cells[list(order)] = np.arange(game.points)
+    narrow = narrow and game.n * game.n <= NARROW_POINTS
     return VectorKernel(functions, tables, initial, PLANES, tuple(cells.tolist()),
-                        SCALARS if passes else SCALARS[:-1], ZEROS)
+                        SCALARS if passes else SCALARS[:-1], ZEROS,
+                        np.int16 if narrow else None)
 
 
 def config(game: Any, base: int) -> np.ndarray:
@@ -84,10 +91,11 @@ def returns(lead, komi_half, out):
 
 
 @njit(cache=True, inline="always")
-def packed_scores(row, score_at):
+def packed_scores(row, score_at, P):
     """Both sides' scores (stones in claimed groups, the kernel's two entries from
-    ``score_at``) as one number."""
-    return row[score_at] * 65536 + row[score_at + 1]
+    ``score_at``, each at most ``P``) as one number (below (P + 1) ** 2: it fits an
+    int16 row where P <= 169)."""
+    return row[score_at] * (P + 1) + row[score_at + 1]
 
 
 @njit(cache=True, inline="always")
@@ -106,7 +114,7 @@ def observe_step(row, n, ob, opar, oown, score_at, base, obs, planes_at, cells_a
         obs[planes_at[row[ob + x] - 1] + cells_at[x]] = 1.0
         obs[planes_at[2] + cells_at[x]] = 1.0
     row[base + X_SEEN_LAST] = last
-    scores = packed_scores(row, score_at)
+    scores = packed_scores(row, score_at, P)
     if scores != row[base + X_SEEN_SCORES]:
         row[base + X_SEEN_SCORES] = scores
         vertical, horizontal = planes_at[3], planes_at[4]
@@ -128,7 +136,7 @@ def observe(row, n, ob, opar, oown, base, obs, planes_at, cells_at, score_at):
     (every plane is in the encoding: the layout checks); what they show is noted in the
     row for :func:`observe_step`."""
     P = n * n
-    row[base + X_SEEN_SCORES] = packed_scores(row, score_at)
+    row[base + X_SEEN_SCORES] = packed_scores(row, score_at, P)
     row[base + X_SEEN_LAST] = row[base + X_LAST]
     for x in range(P):
         c = row[ob + x]

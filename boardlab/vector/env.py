@@ -67,6 +67,8 @@ class VectorEnv:
         self._run = loop.stepper(kernel.functions)
         self._sample = loop.sampler(kernel.functions)
         initial = np.asarray(kernel.initial)
+        if kernel.row_dtype is not None:                  # every value fits (the kernel's word)
+            initial = initial.astype(kernel.row_dtype)
         self._initial = initial
         self._rows = np.empty((n, len(initial)), dtype=initial.dtype)
         self._rng = np.zeros(n, dtype=np.uint64)
