@@ -25,7 +25,7 @@ import statistics
 import time
 
 from ..core.errors import BoardlabError
-from ..core.options import parse_spec, with_options
+from ..core.options import _FALSE, parse_spec, with_options
 from ..core.registry import make
 
 #: the compiled network search timed by default
@@ -125,8 +125,8 @@ def network_options(agent: str) -> tuple[str, bool]:
     name, raw = parse_spec(agent)
     if name != "mcts" or str(raw.get("evaluator", "")).lower() != "net":
         raise BoardlabError(f"--eval-agent {agent!r}: an mcts(evaluator=net,...) search")
-    return str(raw.get("net", "")), str(raw.get("priors", "true")).lower() not in ("false", "0",
-                                                                             "no")
+    priors = str(raw.get("priors", "true")).lower() not in _FALSE
+    return str(raw.get("net", "")), priors
 
 
 def bench_eval(spec: str, seconds: float = 1.0, runs: int = 3, seed: int = 1,
@@ -141,9 +141,11 @@ def bench_eval(spec: str, seconds: float = 1.0, runs: int = 3, seed: int = 1,
     rollout = _search_cost(game, "mcts", states, seconds)
     net, policy = network_options(agent)
     compiled = _search_cost(game, with_options(agent, compiled_net=True), states, seconds)
-    python = _search_cost(game, with_options(agent, compiled_net=False), states, seconds)
+    python = _search_cost(game, with_options(agent, compiled_net=False), states,
+                          seconds)
     features, network = _part_costs(game, states, net=net, policy=policy)
-    return {"spec": spec, "runs": runs, "agent": agent, "rollout_us": rollout, "compiled_us": compiled,
+    return {"spec": spec, "runs": runs, "agent": agent, "rollout_us": rollout,
+            "compiled_us": compiled,
             "features_us": features, "network_us": network,
             "tree_us": compiled - features - network, "python_us": python,
             "small": list(small), "small_us": _small_cost(game, states, seconds, small),
