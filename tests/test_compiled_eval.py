@@ -200,3 +200,28 @@ def test_the_batches_do_not_change_the_search():
     fresh = CompiledNet(game, network, features, priors=False, mix=0.5)
     assert fresh.search(state, 150, seed=3) == split
     assert search.search(state, 150, seed=3) == split                 # arrays reused
+
+
+def test_the_eval_bench_times_the_network_it_is_given(tmp_path):
+    """``boardlab bench --eval --eval-agent``: the network named by ``net=`` (and without
+    its policy head by ``priors=false``) is the one timed, not the shipped one."""
+    from boardlab.checks import evalbench
+    from boardlab.core.errors import BoardlabError, OptionError
+    from boardlab.nn.net import Network
+
+    game = boardlab.make("carteso(size=9)")
+    features = BoardFeatures(game)
+    small = compiled_net.random_network(features, game.spec, game.num_actions, 2, 1, seed=4)
+    path = tmp_path / "small.npz"
+    Network.save(path, small.w, small.meta)
+    agent = f"mcts(evaluator=net,compiled_net=true,priors=false,net={path})"
+    assert evalbench.network_options(agent) == (str(path), False)
+    assert evalbench.network_options("mcts(evaluator=net)") == ("", True)
+    with pytest.raises(BoardlabError, match="evaluator=net"):
+        evalbench.network_options("mcts(iterations=10)")
+    states = evalbench._positions(game, 1, seed=2)
+    features_us, network_us = evalbench._part_costs(game, states, times=3, net=str(path),
+                                                    policy=False)
+    assert features_us > 0 and network_us > 0
+    with pytest.raises(OptionError, match="missing.npz"):
+        evalbench._part_costs(game, states, times=3, net=str(tmp_path / "missing.npz"))

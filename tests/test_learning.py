@@ -29,7 +29,8 @@ from boardlab.agents.evaluators import blended
 from boardlab.cli import main
 from boardlab.core.errors import BoardlabError, OptionError
 from boardlab.nn.features import BoardFeatures
-from boardlab.nn.net import FORMAT, FORMATS, Network, NetworkEvaluator, load_network, shipped
+from boardlab.nn.net import (FORMAT, FORMATS, WEIGHTS_DIR, Network, NetworkEvaluator,
+                             load_network, shipped)
 from boardlab.learn.selfplay import generate, play_game
 from boardlab.learn.train import turn_starts, value_targets
 
@@ -598,3 +599,14 @@ def test_augmented_training_sees_images_of_the_samples(tmp_path):
     assert len(rows) == 2 * len(x)
     assert all(any(row in images[j] for j in images) for row in rows)
     assert sum(row not in images[0] for row in rows) > len(rows) // 2
+
+
+def test_the_default_of_a_spec_is_its_shortest_named_file(tmp_path):
+    """Networks shipped beside a spec's default (``carteso-9-small.npz``) never take its
+    place, whatever the order of the names; they load by name."""
+    import shutil
+    for name in ("carteso-9-small.npz", "carteso-9.npz", "carteso-9a-b.npz"):
+        shutil.copy(WEIGHTS_DIR / "carteso-9.npz", tmp_path / name)
+    assert shipped(tmp_path)["carteso(size=9)"] == tmp_path / "carteso-9.npz"
+    (tmp_path / "carteso-9.npz").unlink()
+    assert shipped(tmp_path)["carteso(size=9)"] == tmp_path / "carteso-9a-b.npz"

@@ -3,11 +3,13 @@
 For one game configuration, CPU microseconds a simulation of:
 
 - ``rollout``: the compiled rollout search (``mcts``, ``kernel_tree``);
-- ``compiled``: the compiled network search (``mcts(evaluator=net,compiled_net=true)``),
+- ``compiled``: the compiled network search (``agent``: by default
+  ``mcts(evaluator=net,compiled_net=true)`` with the shipped network; another network
+  by its ``net`` option, without the policy head by ``priors=false``),
   split into the leaf's ``features`` (written by the kernel from the search's buffer),
   the ``network`` (its compiled forward pass) and the ``tree`` (the rest: selection,
   expansion with priors, moves, back-up);
-- ``python``: the Python tree asking the network (``mcts(evaluator=net)``);
+- ``python``: the Python tree asking the network (``agent`` without ``compiled_net``);
 - ``small``: the compiled network search with an untrained network of ``small``
   (channels, blocks), what a network of that size would cost;
 
@@ -22,7 +24,12 @@ import random
 import statistics
 import time
 
+from ..core.errors import BoardlabError
+from ..core.options import _FALSE, parse_spec, with_options
 from ..core.registry import make
+
+#: the compiled network search timed by default
+AGENT = "mcts(evaluator=net,compiled_net=true)"
 
 
 def _positions(game, runs: int, seed: int) -> list:
@@ -59,16 +66,18 @@ def _search_cost(game, spec: str, states: list, seconds: float) -> float:
     return statistics.median(costs)
 
 
-def _part_costs(game, states: list, times: int = 400) -> tuple[float, float]:
-    """CPU microseconds of a leaf's features and of the network's forward pass (each
-    repeated ``times`` times in compiled code, the median over ``states``)."""
+def _part_costs(game, states: list, times: int = 400, net: str = "",
+                policy: bool = True) -> tuple[float, float]:
+    """CPU microseconds of a leaf's features and of the forward pass of network ``net``
+    (a file; "": the shipped one), with its policy head or not (each repeated ``times``
+    times in compiled code, the median over ``states``)."""
     from ..agents.compiled_eval import CompiledNet
     from ..nn.compiled_net import forward_repeat
     from ..nn.features import BoardFeatures
     from ..nn.net import load_network
 
     features = BoardFeatures(game)
-    search = CompiledNet(game, load_network(game, "", features), features)
+    search = CompiledNet(game, load_network(game, net, features), features)
     leaf = search.leaf
     board = leaf.obs[leaf.geom[1]:leaf.geom[2]]
     observed, forward = [], []
@@ -81,10 +90,11 @@ def _part_costs(game, states: list, times: int = 400) -> tuple[float, float]:
         cpu = time.process_time()
         observe(*args, times)
         observed.append((time.process_time() - cpu) / times * 1e6)
-        forward_repeat(leaf.net, board, leaf.scalars, leaf.work, leaf.logits, leaf.values, 1)
+        forward_repeat(leaf.net, board, leaf.scalars, leaf.work, leaf.logits, leaf.values, 1,
+                       policy)
         cpu = time.process_time()
         forward_repeat(leaf.net, board, leaf.scalars, leaf.work, leaf.logits, leaf.values,
-                       times)
+                       times, policy)
         forward.append((time.process_time() - cpu) / times * 1e6)
     return statistics.median(observed), statistics.median(forward)
 
@@ -110,20 +120,32 @@ def _small_cost(game, states: list, seconds: float, size: tuple[int, int]) -> fl
     return statistics.median(costs)
 
 
+def network_options(agent: str) -> tuple[str, bool]:
+    """(the ``net`` option, the ``priors`` option) of the network search ``agent``."""
+    name, raw = parse_spec(agent)
+    if name != "mcts" or str(raw.get("evaluator", "")).lower() != "net":
+        raise BoardlabError(f"--eval-agent {agent!r}: an mcts(evaluator=net,...) search")
+    priors = str(raw.get("priors", "true")).lower() not in _FALSE
+    return str(raw.get("net", "")), priors
+
+
 def bench_eval(spec: str, seconds: float = 1.0, runs: int = 3, seed: int = 1,
-               small: tuple[int, int] = (8, 2)) -> dict:
-    """The figures of the module's text for ``spec`` (a game with a shipped network whose
-    leaves the compiled search can observe)."""
+               small: tuple[int, int] = (8, 2), agent: str = AGENT) -> dict:
+    """The figures of the module's text for ``spec`` (a game whose leaves the compiled
+    search can observe, with the network ``agent`` names or one shipped for it)."""
     from ..nn.net import _one_blas_thread
 
     _one_blas_thread()                      # as a search with a network has
     game = make(spec)
     states = _positions(game, runs, seed)
     rollout = _search_cost(game, "mcts", states, seconds)
-    compiled = _search_cost(game, "mcts(evaluator=net,compiled_net=true)", states, seconds)
-    python = _search_cost(game, "mcts(evaluator=net)", states, seconds)
-    features, network = _part_costs(game, states)
-    return {"spec": spec, "runs": runs, "rollout_us": rollout, "compiled_us": compiled,
+    net, policy = network_options(agent)
+    compiled = _search_cost(game, with_options(agent, compiled_net=True), states, seconds)
+    python = _search_cost(game, with_options(agent, compiled_net=False), states,
+                          seconds)
+    features, network = _part_costs(game, states, net=net, policy=policy)
+    return {"spec": spec, "runs": runs, "agent": agent, "rollout_us": rollout,
+            "compiled_us": compiled,
             "features_us": features, "network_us": network,
             "tree_us": compiled - features - network, "python_us": python,
             "small": list(small), "small_us": _small_cost(game, states, seconds, small),

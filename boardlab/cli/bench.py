@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..checks.evalbench import AGENT
 from ..core.errors import BoardlabError
 
 
@@ -91,11 +92,12 @@ def _print_eval(args, specs, keep) -> int:
                             f"{args.eval_small!r}")
     print(f"CPU microseconds a simulation, median of {args.runs} searches of "
           f"{args.seconds:g} s from positions 4 to 20 random moves in (an agent warmed up "
-          f"by one search), one thread")
+          f"by one search), one thread; network search: {args.eval_agent}")
     print(f"{'game':<20} {'rollout':>8} {'compiled':>9} {'features':>9} {'network':>8} "
           f"{'tree':>6} {'python':>8} {'small ' + args.eval_small:>11} {'ratio':>6}")
     for spec in specs:
-        result = bench_eval(spec, seconds=args.seconds, runs=args.runs, small=small)
+        result = bench_eval(spec, seconds=args.seconds, runs=args.runs, small=small,
+                            agent=args.eval_agent)
         keep("eval", result)
         print(f"{spec:<20} {result['rollout_us']:>8.1f} {result['compiled_us']:>9.1f} "
               f"{result['features_us']:>9.2f} {result['network_us']:>8.1f} "
@@ -127,5 +129,9 @@ def add_parsers(sub) -> None:
                        "ratio (default spec: carteso(size=9))")
     bench.add_argument("--eval-small", metavar="CxB", default="8x2", help="--eval: also "
                        "time an untrained network of C channels and B blocks (default 8x2)")
+    bench.add_argument("--eval-agent", metavar="AGENT", default=AGENT, help="--eval: the "
+                       "network search timed, e.g. with net=FILE (another network) or "
+                       "priors=false (no policy head); run both compiled and not (default: "
+                       "%(default)s)")
     bench.add_argument("--json-out", metavar="FILE", help="also append each figure to FILE "
                        "as a JSON line (spec, mode, rate, runs, date, commit, load)")

@@ -197,7 +197,8 @@ def random_network(features, spec: str, actions: int, channels: int = 8, blocks:
 
 
 @njit(cache=True)
-def forward_repeat(net, board, scalars, work, logits, values, times):
-    """:func:`forward` ``times`` times over (to time it without the calls from Python)."""
+def forward_repeat(net, board, scalars, work, logits, values, times, policy=True):
+    """:func:`forward` ``times`` times over (to time it without the calls from Python;
+    without ``policy``, as a search with ``priors=false`` asks it: no policy head)."""
     for _ in range(times):
-        forward(net, board, scalars, work, logits, values, True)
+        forward(net, board, scalars, work, logits, values, policy)

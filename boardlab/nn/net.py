@@ -144,13 +144,15 @@ class Network:
         return logits, values
 
 
-def shipped() -> dict[str, Path]:
-    """The networks shipped with boardlab: their game spec -> file."""
-    found = {}
-    for path in sorted(WEIGHTS_DIR.glob("*.npz")):
+def shipped(folder: Path = WEIGHTS_DIR) -> dict[str, Path]:
+    """The networks shipped with boardlab: their game spec -> file. Where several files
+    are for one spec, the one of the shortest name is its default (``carteso-9.npz``
+    over ``carteso-9-small.npz``); the others are loaded by name (``net=carteso-9-small``)."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.npz"), key=lambda p: (len(p.name), p.name)):
         try:
             with np.load(path, allow_pickle=False) as data:
-                found[json.loads(str(data["meta"]))["spec"]] = path
+                found.setdefault(json.loads(str(data["meta"]))["spec"], path)
         except (OSError, KeyError, ValueError):
             continue
     return found
