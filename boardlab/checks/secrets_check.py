@@ -36,6 +36,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..core.registry import make
+from ..server.wire import encode
 from .soak import (NO_CREATE_LIMIT, WAIT, ServerProcess, SoakError, _libraries, http_limits,
                    workspace)
 
@@ -203,7 +204,7 @@ def _check_message(versions: list[Version], seat: int | None, text: str,
     extra = set(message) - ALLOWED[message["type"]]
     if extra:
         found.append(("keys", f"{message['type']} carries {sorted(extra)}"))
-    if json.dumps(message) != text:
+    if encode(message) != text:
         found.append(("frame", "the text is not the JSON of its message"))
     version = message.get("version")
     if message["type"] in ("sync", "update") and isinstance(version, int) and \
