@@ -25,6 +25,7 @@ import boardlab
 from boardlab.cli import main
 from boardlab.core.driver import GameDriver
 from boardlab.checks import loadbench, secrets_check, soak
+from boardlab.server.wire import encode
 
 pytest.importorskip("httpx")
 pytest.importorskip("websockets.asyncio.client")
@@ -229,11 +230,11 @@ def played(spec: str, seed: int, stop=None):
     server sends each seat and the spectator, and its record."""
     driver = GameDriver(boardlab.make(spec), seed=seed)
     seats = [None, *range(driver.game.num_seats)]
-    frames = {seat: [json.dumps({"type": "sync", "version": 0, "seat": seat,
-                                 "seats": [] if seat is None else [seat],
-                                 "view": driver.view(seat),
-                                 "lines": driver.state.status_lines(seat), "clock": None,
-                                 "draw_offer": None, "rematch": None, "chat": []})]
+    frames = {seat: [encode({"type": "sync", "version": 0, "seat": seat,
+                             "seats": [] if seat is None else [seat],
+                             "view": driver.view(seat),
+                             "lines": driver.state.status_lines(seat), "clock": None,
+                             "draw_offer": None, "rematch": None, "chat": []})]
               for seat in seats}
     rng, version = random.Random(seed), 0
     while not driver.over and not (stop and stop(driver)):
@@ -251,10 +252,10 @@ def played(spec: str, seed: int, stop=None):
 
 
 def update(driver, seat, version, notes, **extra):
-    return json.dumps({"type": "update", "version": version, "seat": seat,
-                       "view": {**driver.view(seat), **extra},
-                       "lines": driver.state.status_lines(seat), "announcements": notes,
-                       "draw_offer": None, "rematch": None})
+    return encode({"type": "update", "version": version, "seat": seat,
+                   "view": {**driver.view(seat), **extra},
+                   "lines": driver.state.status_lines(seat), "announcements": notes,
+                   "draw_offer": None, "rematch": None})
 
 
 def kinds(report):
@@ -279,12 +280,12 @@ def test_the_checker_passes_honest_frames_and_catches_a_hand_of_another_seat():
     # ... or beside it, in a field of its own
     message = json.loads(frames[0][-1])
     message["hand"] = other_hand
-    beside = {**frames, 0: frames[0][:-1] + [json.dumps(message)]}
+    beside = {**frames, 0: frames[0][:-1] + [encode(message)]}
     report = secrets_check.check_frames(record, list(beside.items()))
     assert {"keys", "hidden"} <= kinds(report) and "view" not in kinds(report)
     # the seed in an error the spectator gets
-    error = json.dumps({"type": "error", "code": "bad_message",
-                        "message": f"seed {record['seed']}"})
+    error = encode({"type": "error", "code": "bad_message",
+                    "message": f"seed {record['seed']}"})
     seeded = {**frames, None: frames[None] + [error]}
     report = secrets_check.check_frames(record, list(seeded.items()))
     assert report["violations"] == {"hidden": 1}
@@ -302,14 +303,14 @@ def test_the_checker_catches_a_team_mates_pending_pick_and_other_secret_squares(
     version = len(frames[mate]) - 1
     message = json.loads(frames[mate][-1])
     message["view"]["history"][-1] = pending          # the pick shown before the round ends
-    shown = {**frames, mate: frames[mate][:-1] + [json.dumps(message)]}
+    shown = {**frames, mate: frames[mate][:-1] + [encode(message)]}
     report = secrets_check.check_frames(record, list(shown.items()))
     assert {"view", "hidden"} <= kinds(report), report
     # the other team's secret squares in the spectators' frame
     squares = driver.view(2)["my_secret_squares"]
     message = json.loads(frames[None][version])
     message["view"]["my_secret_squares"] = squares
-    told = {**frames, None: frames[None][:version] + [json.dumps(message)]}
+    told = {**frames, None: frames[None][:version] + [encode(message)]}
     report = secrets_check.check_frames(record, list(told.items()))
     assert {"view", "hidden"} <= kinds(report), report
 

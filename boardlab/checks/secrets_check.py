@@ -8,7 +8,9 @@ rebuilt with the core from the record's moves, and every frame received by seat 
 spectator) is checked:
 
 a. every ``view`` equals, byte for byte as JSON, the core's ``view(S)`` at the frame's
-   version; the frame's text is exactly the JSON of its message; the other fields of a
+   version; the frame's text is exactly the JSON of its message (the server's encoder,
+   :func:`boardlab.server.wire.encode`, whose compact text the facts of (c) are written
+   in too); the other fields of a
    ``sync``/``update`` (seat, seats, status lines, announcements, clock, draw offer,
    rematch) are the ones the core gives;
 b. the frame carries no key beyond those its message type allows (:data:`ALLOWED`);
@@ -36,6 +38,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..core.registry import make
+from ..server.wire import encode
 from .soak import (NO_CREATE_LIMIT, WAIT, ServerProcess, SoakError, _libraries, http_limits,
                    workspace)
 
@@ -97,13 +100,13 @@ def _version(state, seed: int, seats: list, before: int | None) -> Version:
     version = Version()
     game = state.game
     views = {seat: state.view(seat) for seat in [None, *range(game.num_seats)]}
-    public_text = json.dumps(views[None])
+    public_text = encode(views[None])
     summary = state.summary()
     private = {key: value for key, value in summary.items()
                if key not in views[None] and isinstance(value, dict)}
     full = state.history_text()
     for seat in seats:
-        version.views[seat] = json.dumps(views[seat])
+        version.views[seat] = encode(views[seat])
         version.lines[seat] = state.status_lines(seat, views[seat])
         version.facts[seat] = hidden_facts(state, seat, seed, views, private, full,
                                            public_text)
@@ -127,19 +130,19 @@ def hidden_facts(state, seat: int | None, seed: int, views: dict, private: dict,
             if key in ("seat", "history") or value == views[None].get(key) or \
                     value == own.get(key) or not value:
                 continue
-            facts[f"{json.dumps(key)}: {json.dumps(value)}"] = 0
+            facts[f"{encode(key)}:{encode(value)}"] = 0
     names = set() if seat is None else {game.seat_names[seat],
                                         game.team_names[game.team_of(seat)]}
     for entries in private.values():                # the full state's private parts
         for name, value in entries.items():
-            text = f"{json.dumps(name)}: {json.dumps(value)}"
+            text = f"{encode(name)}:{encode(value)}"
             if name not in names and text not in public_text:
                 facts[text] = 0
     visible = state.visible_history(seat)
     seen = visible + list(own.get("legal") or ())
     for entry, shown in zip(full, visible):
         if entry != shown:                          # a masked entry, in its full text
-            facts[json.dumps(entry)] = seen.count(entry)
+            facts[encode(entry)] = seen.count(entry)
     return facts
 
 
@@ -203,7 +206,7 @@ def _check_message(versions: list[Version], seat: int | None, text: str,
     extra = set(message) - ALLOWED[message["type"]]
     if extra:
         found.append(("keys", f"{message['type']} carries {sorted(extra)}"))
-    if json.dumps(message) != text:
+    if encode(message) != text:
         found.append(("frame", "the text is not the JSON of its message"))
     version = message.get("version")
     if message["type"] in ("sync", "update") and isinstance(version, int) and \
@@ -214,7 +217,7 @@ def _check_message(versions: list[Version], seat: int | None, text: str,
 
 def _check_view_message(message: dict, expected: Version, seat: int | None) -> list:
     found = []
-    if json.dumps(message.get("view")) != expected.views[seat]:
+    if encode(message.get("view")) != expected.views[seat]:
         found.append(("view", f"v{message['version']}: the view is not the core's view"))
     if "lines" in message and message["lines"] != expected.lines[seat]:
         found.append(("view", f"v{message['version']}: the status lines "

@@ -10,7 +10,6 @@ its connection may read.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import deque
 from datetime import datetime, UTC
@@ -23,6 +22,7 @@ from .clients import Client
 from .events import ChatLine, Events, Sync
 from .messages import Message, ProtocolError, chat_text, required
 from .store import ChatMessage, Conflict
+from .wire import encode
 
 if TYPE_CHECKING:
     from .room import Room
@@ -69,7 +69,7 @@ class Chat:
 
     def deliver(self, entry: ChatMessage) -> None:
         """Send a stored message to every connection that may read it."""
-        text = json.dumps(chat_message(entry))
+        text = encode(chat_message(entry))
         for client in list(self.room.clients):
             if self.reads(client, entry):
                 client.send_text(text)

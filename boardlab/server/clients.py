@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import deque
 from dataclasses import dataclass
+
+from .wire import encode
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class Client:
         return next((seat for seat in self.seats if seat in acting), self.focus)
 
     def send(self, message: dict) -> None:
-        self.send_text(json.dumps(message))
+        self.send_text(encode(message))
 
     def send_text(self, text: str) -> None:
         """Queue a frame; a client that does not keep up is dropped."""

@@ -18,7 +18,6 @@ positions and analyses (positions.py), and other server processes' changes (repl
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +43,7 @@ from .seating import Seating
 from .seats import seats_of
 from .store import ABORTED, ACTIVE, OVER, Action, ChatMessage, Conflict
 from .turn_clock import TurnClock
+from .wire import encode
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -371,7 +371,7 @@ class Room:
             elif isinstance(event, Send):
                 event.client.send(event.message)
             elif isinstance(event, Tell):
-                text = json.dumps(event.message)
+                text = encode(event.message)
                 for other in list(self.clients):
                     other.send_text(text)
             elif isinstance(event, Sync):
@@ -407,9 +407,9 @@ class Room:
         for client, seat in clients:
             if seat not in texts:
                 view, lines = self._presented(seat, views[seat])
-                texts[seat] = json.dumps({"type": "update", "version": self.version,
-                                          "seat": seat, "view": view, "lines": lines,
-                                          "announcements": notes, **extras})
+                texts[seat] = encode({"type": "update", "version": self.version,
+                                      "seat": seat, "view": view, "lines": lines,
+                                      "announcements": notes, **extras})
             client.send_text(texts[seat])
 
     def _sync(self, client: Client, seat: int | None = None) -> None:

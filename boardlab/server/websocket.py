@@ -3,7 +3,6 @@ to the game room's one router, and its queued frames written in order."""
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -13,6 +12,7 @@ from .clients import Client
 from .messages import ProtocolError, parse
 from .rest import ApiError, find_room, hub_of
 from .room import Room
+from .wire import encode
 
 CLOSE_REFUSED, CLOSE_TOO_SLOW, CLOSE_FLOODING = 4403, 4408, 4429
 
@@ -55,7 +55,7 @@ async def game_socket(websocket: WebSocket) -> None:
 async def _refuse(websocket: WebSocket, error: ProtocolError) -> None:
     """Refuse a connection (an unknown game, a seat token that holds no seat, a wrong or
     revoked bot token): the error, then close 4403."""
-    await websocket.send_text(json.dumps(error.to_json()))
+    await websocket.send_text(encode(error.to_json()))
     await websocket.close(CLOSE_REFUSED)
 
 
