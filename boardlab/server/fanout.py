@@ -4,8 +4,11 @@ Every process keeps the games its clients use in memory. When one of them
 commits something about a game (an action, a seat, a rematch, a chat line), the
 same transaction sends ``NOTIFY boardlab_server, '<origin> <game id> <what>'``;
 PostgreSQL delivers it to every listening process once the transaction commits,
-and only then. Each listener (this module) hands the notice to its hub, which
-reads the game's new rows from the database and tells its own clients. The
+and only then, in the order of the commits. Each listener (this module) hands the
+notice to its hub, which reads the game's new rows from the database and tells its
+own clients. A notice of new actions carries them too (``<what> <detail>``, the detail
+from :func:`actions_detail`): a process that holds the game up to the first of them
+applies them without reading the database. The
 database, not a broker of ours, orders a game's actions: the unique
 ``(game, index)`` constraint lets exactly one process append action N, and the
 others find a :class:`~boardlab.server.store.Conflict` and catch up.
@@ -21,6 +24,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 
+import orjson
 from sqlalchemy import text
 
 log = logging.getLogger("boardlab.server")
@@ -28,22 +32,43 @@ log = logging.getLogger("boardlab.server")
 CHANNEL = "boardlab_server"
 ORIGIN = secrets.token_hex(6)          # this process: its own notices are not news to it
 
-Handler = Callable[[str, str], Awaitable[None]]     # (game id, what) → catch up
+MAX_PAYLOAD = 7900          # bytes: PostgreSQL refuses a notice's payload of 8,000 or more
+
+#: (game id, what, detail or None) → catch up
+Handler = Callable[[str, str, str | None], Awaitable[None]]
 
 
-def notify(db, game_id: str, what: str) -> None:
+def payload(game_id: str, what: str, detail: str | None = None) -> str:
+    """The text of a notice; a ``detail`` too long for a notice is left out (the
+    listeners then read the change from the database)."""
+    plain = f"{ORIGIN} {game_id} {what}"
+    if detail is None:
+        return plain
+    full = f"{plain} {detail}"
+    return full if len(full.encode()) <= MAX_PAYLOAD else plain
+
+
+def notify(db, game_id: str, what: str, detail: str | None = None) -> None:
     """Within an open PostgreSQL transaction ``db``: tell the other processes, on
     commit, that ``what`` changed in game ``game_id`` (``action``, ``seats``, ...)."""
     db.execute(text("SELECT pg_notify(:channel, :payload)"),
-               {"channel": CHANNEL, "payload": f"{ORIGIN} {game_id} {what}"})
+               {"channel": CHANNEL, "payload": payload(game_id, what, detail)})
 
 
-def parse(payload: str) -> tuple[str, str] | None:
-    """``(game id, what)`` of another process's notice; None for our own or a bad one."""
-    parts = payload.split(" ")
-    if len(parts) != 3 or parts[0] == ORIGIN:
+def actions_detail(entries: list[tuple[int, int, str, str | None, list | None, str]]
+                   ) -> str:
+    """The detail of an ``action`` notice: the new log entries, each ``(index, seat,
+    move, key, clocks, created)`` (``created`` in ISO 8601), as JSON."""
+    return orjson.dumps(entries).decode()
+
+
+def parse(payload: str) -> tuple[str, str, str | None] | None:
+    """``(game id, what, detail)`` of another process's notice (``detail``: None when it
+    has none); None for our own or a bad one."""
+    parts = payload.split(" ", 3)
+    if len(parts) < 3 or parts[0] == ORIGIN:
         return None
-    return parts[1], parts[2]
+    return parts[1], parts[2], parts[3] if len(parts) == 4 else None
 
 
 class Listener:

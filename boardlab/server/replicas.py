@@ -4,7 +4,8 @@ Another process that commits something about a game sends a notice (fanout.py). 
 :class:`Listener` of each process hands it to the hub, which hands it to the game's room
 when the game is in memory (a game not in memory is read when it is loaded); the room's
 :class:`Replica` reads the change from the database under the room's lock and tells its
-own clients. What changed: ``action`` (new log entries), ``seats`` (a seat taken or given
+own clients (new actions come with their notice: they are applied without reading the
+database when they follow what the room holds). What changed: ``action`` (new log entries), ``seats`` (a seat taken or given
 up, a rematch), ``chat``, or an offer's event ``draw:offered:SEAT`` /
 ``draw:declined:SEAT`` / ``rematch:offered|declined|withdrawn:SEAT`` (offers are not
 stored).
@@ -13,12 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING
+
+import orjson
 
 from . import fanout
 from .events import Events, Sync, Tell, Update
 from .log_entries import UNDO_TEXT
 from .seats import OPEN
+from .store import Action
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -36,13 +41,14 @@ class Replica:
     def __init__(self, room: Room):
         self.room = room
 
-    async def catch_up(self, what: str) -> None:
-        """Another server process changed this game: read the change and tell this
+    async def catch_up(self, what: str, detail: str | None = None) -> None:
+        """Another server process changed this game: read the change (``detail``: the
+        new actions of an ``action`` notice, fanout.actions_detail) and tell this
         process's clients."""
         room = self.room
         async with room.lock:
             if what == "action":
-                await self.catch_up_actions()
+                await self.catch_up_actions(noticed(detail))
             elif what == "seats":
                 room.publish(await self._seats())
             elif what == "chat":
@@ -57,11 +63,15 @@ class Replica:
                 if seat.isdigit() and int(seat) < len(room.seats) and room.over:
                     room.publish(room.rematcher.noted(event, int(seat)))
 
-    async def catch_up_actions(self) -> None:
+    async def catch_up_actions(self, known: list[tuple[int, Action]] | None = None) -> None:
         """Apply the log entries another process appended and update every client (lock
-        held); a log that does not extend this process's game is replayed from the start."""
+        held); a log that does not extend this process's game is replayed from the start.
+        ``known``: the new entries with their indexes, as a notice told them; the log is
+        read when they are not told, or do not follow what the room holds."""
         room = self.room
-        new = await asyncio.to_thread(room.hub.store.log, room.id, room.version)
+        new = following(known, room.version)
+        if new is None:
+            new = await asyncio.to_thread(room.hub.store.log, room.id, room.version)
         if not new:
             return
         before, reset = len(room.driver.state.history), False
@@ -96,6 +106,31 @@ class Replica:
         return events + room.seating.given_up(opened, None)
 
 
+def noticed(detail: str | None) -> list[tuple[int, Action]] | None:
+    """The ``(index, action)`` entries an ``action`` notice's detail tells; None when it
+    tells none, or cannot be read."""
+    if detail is None:
+        return None
+    try:
+        return [(index, Action(seat, move, key, clocks, datetime.fromisoformat(created)))
+                for index, seat, move, key, clocks, created in orjson.loads(detail)]
+    except (ValueError, TypeError):
+        log.warning("an action notice that cannot be read: %.200s", detail)
+        return None
+
+
+def following(known: list[tuple[int, Action]] | None, version: int) -> list[Action] | None:
+    """The entries of ``known`` after the first ``version`` ones (none: all are known
+    already); None when ``known`` is None, leaves a gap after ``version`` or does not
+    number its entries one after the other (the log must be read)."""
+    if not known:
+        return None
+    first = known[0][0]
+    if first > version or any(index != first + n for n, (index, _) in enumerate(known)):
+        return None
+    return [action for index, action in known if index >= version]
+
+
 class Listener:
     """A hub's LISTEN connection: other processes' notices reach the rooms in memory."""
 
@@ -115,10 +150,10 @@ class Listener:
             log.warning("no LISTEN connection after %d s: other server processes' moves "
                         "reach this one's clients once it connects", LISTEN_WAIT)
 
-    async def _notice(self, game_id: str, what: str) -> None:
+    async def _notice(self, game_id: str, what: str, detail: str | None) -> None:
         room = self.hub.games.get(game_id)
         if room is not None:                    # a game not in memory is read when loaded
-            await room.replica.catch_up(what)
+            await room.replica.catch_up(what, detail)
 
     async def _resync(self) -> None:
         """After a (re)connection: catch up on every game in memory."""

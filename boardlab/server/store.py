@@ -172,10 +172,23 @@ class Store:
         self._appender_kept = isinstance(self.engine.pool, QueuePool)
         self._appending = threading.Lock()
 
-    def _announce(self, db, game_id: str, what: str) -> None:
+    def _announce(self, db, game_id: str, what: str, detail: str | None = None) -> None:
         """Tell the other server processes, when the transaction ``db`` commits."""
         if self.shared:
-            fanout.notify(db, game_id, what)
+            fanout.notify(db, game_id, what, detail)
+
+    def _announce_actions(self, db, entries: list[tuple[str, int, Action, str]],
+                          now: datetime) -> None:
+        """Tell the other server processes of these new actions (with them: the others
+        apply them without reading them back), one notice per game."""
+        if not self.shared:
+            return
+        created, games_entries = now.isoformat(), {}
+        for game_id, index, action, _ in entries:
+            games_entries.setdefault(game_id, []).append(
+                (index, action.seat, action.move, action.key, action.clocks, created))
+        for game_id, new in games_entries.items():
+            fanout.notify(db, game_id, "action", fanout.actions_detail(new))
 
     def announce(self, game_id: str, what: str) -> None:
         """Tell the other server processes now (something not stored: a draw offer)."""
@@ -222,7 +235,7 @@ class Store:
                                     "move": action.move, "key": action.key,
                                     "clocks": action.clocks, "created": now})
                 db.execute(TOUCH, {"game": game_id, "status": status, "updated": now})
-                self._announce(db, game_id, "action")
+                self._announce_actions(db, [(game_id, index, action, status)], now)
         except IntegrityError as error:
             raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
 
@@ -299,8 +312,7 @@ class Store:
                 last = {game_id: status for game_id, _, _, status in entries}
                 db.execute(TOUCH, [{"game": game_id, "status": status, "updated": now}
                                    for game_id, status in last.items()])
-                for game_id in last:
-                    self._announce(db, game_id, "action")
+                self._announce_actions(db, entries, now)
         except IntegrityError:
             half = len(entries) // 2
             return self.append_many(entries[:half]) + self.append_many(entries[half:])
