@@ -59,7 +59,12 @@ def actions_detail(entries: list[tuple[int, int, str, str | None, list | None, s
                    ) -> str:
     """The detail of an ``action`` notice: the new log entries, each ``(index, seat,
     move, key, clocks, created)`` (``created`` in ISO 8601), as JSON."""
-    return orjson.dumps(entries).decode()
+    return json_text(entries)
+
+
+def json_text(value) -> str:
+    """``value`` as JSON text (a stored column's, a notice's detail)."""
+    return orjson.dumps(value).decode()
 
 
 def parse(payload: str) -> tuple[str, str, str | None] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 
@@ -23,7 +24,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
 from ..core.errors import BoardlabError
-from . import fanout, migrations
+from . import fanout, migrations, pg_append
 
 DEFAULT_DB = "boardlab-server.db"
 ACTIVE, OVER, ABORTED = "active", "over", "aborted"    # a game's status
@@ -171,6 +172,15 @@ class Store:
         self._appender = None
         self._appender_kept = isinstance(self.engine.pool, QueuePool)
         self._appending = threading.Lock()
+        #: PostgreSQL's appends: one statement, one round trip, on a connection of their own
+        self._shared_appender = pg_append.Appender(
+            fanout.conninfo(self.engine), actions.name, games.name, fanout.CHANNEL) \
+            if self.shared else None
+        #: the appends that bypass SQLAlchemy, and the error they raise for a taken index
+        self._writer: tuple[Callable, type[Exception]] | None = \
+            (self._write_direct, sqlite3.IntegrityError) if self.direct is not None else \
+            (self._write_shared, pg_append.Taken) if self._shared_appender is not None \
+            else None
 
     def _announce(self, db, game_id: str, what: str, detail: str | None = None) -> None:
         """Tell the other server processes, when the transaction ``db`` commits."""
@@ -181,14 +191,9 @@ class Store:
                           now: datetime) -> None:
         """Tell the other server processes of these new actions (with them: the others
         apply them without reading them back), one notice per game."""
-        if not self.shared:
-            return
-        created, games_entries = now.isoformat(), {}
-        for game_id, index, action, _ in entries:
-            games_entries.setdefault(game_id, []).append(
-                (index, action.seat, action.move, action.key, action.clocks, created))
-        for game_id, new in games_entries.items():
-            fanout.notify(db, game_id, "action", fanout.actions_detail(new))
+        if self.shared:
+            for game_id, detail in _action_notices(entries, now):
+                fanout.notify(db, game_id, "action", detail)
 
     def announce(self, game_id: str, what: str) -> None:
         """Tell the other server processes now (something not stored: a draw offer)."""
@@ -222,10 +227,11 @@ class Store:
         Raises :class:`Conflict` when the index or the key is already taken.
         """
         now = _now()
-        if self.direct is not None:
+        if self._writer is not None:
+            write, taken = self._writer
             try:
-                self._write_direct([(game_id, index, action, status)], now)
-            except sqlite3.IntegrityError as error:
+                write([(game_id, index, action, status)], now)
+            except taken as error:
                 raise Conflict(f"action {index} of game {game_id}: "
                                f"{_first_line(error)}") from None
             return
@@ -272,6 +278,18 @@ class Store:
                 raise
             self._keep(connection)
 
+    def _write_shared(self, entries: list[tuple[str, int, Action, str]], now) -> None:
+        """Append ``entries`` and tell the other server processes, in one statement
+        (pg_append.py); raises ``pg_append.Taken`` when an index or key is taken."""
+        assert self._shared_appender is not None
+        rows = [(game_id, index, action.seat, action.move, action.key,
+                 None if action.clocks is None else fanout.json_text(action.clocks))
+                for game_id, index, action, _ in entries]
+        statuses = {game_id: status for game_id, _, _, status in entries}
+        notices = [fanout.payload(game_id, "action", detail)
+                   for game_id, detail in _action_notices(entries, now)]
+        self._shared_appender.write(rows, statuses, notices, now)
+
     def _keep(self, connection) -> None:
         """Keep the appends' connection (a SQLite file), else give it back to the pool."""
         if self._appender_kept:
@@ -293,10 +311,11 @@ class Store:
         if len(entries) == 1:
             return [self._try_append(*entries[0])]
         now = _now()
-        if self.direct is not None:
+        if self._writer is not None:
+            write, taken = self._writer
             try:
-                self._write_direct(entries, now)
-            except sqlite3.IntegrityError:
+                write(entries, now)
+            except taken:
                 half = len(entries) // 2
                 return self.append_many(entries[:half]) + self.append_many(entries[half:])
             except Exception as error:          # the database failed: none was stored
@@ -417,11 +436,23 @@ class Store:
             return list(db.execute(query))
 
     def dispose(self) -> None:
+        if self._shared_appender is not None:
+            self._shared_appender.close()
         with self._appending:
             if self._appender is not None:
                 self._appender.close()
                 self._appender = None
         self.engine.dispose()
+
+
+def _action_notices(entries: list[tuple[str, int, Action, str]], now: datetime
+                    ) -> list[tuple[str, str]]:
+    """``(game id, detail)`` of the notices of these new actions: one per game."""
+    created, by_game = now.isoformat(), {}
+    for game_id, index, action, _ in entries:
+        by_game.setdefault(game_id, []).append(
+            (index, action.seat, action.move, action.key, action.clocks, created))
+    return [(game_id, fanout.actions_detail(new)) for game_id, new in by_game.items()]
 
 
 def _set_players(db, game_id: str, seats: list[dict]) -> None:
