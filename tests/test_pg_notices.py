@@ -140,3 +140,49 @@ def test_a_postgresql_append_stores_and_announces_together_or_neither(postgres):
     assert sorted(told) == [("p1", 0), ("p1", 1), ("p2", 0)]   # no notice of a refused one
     assert told[("p1", 0)] == Action(0, "Bc3", "k0", [60.0, 59.5])
     assert told[("p1", 0)].at == stored[0][0].at
+
+
+def test_the_listener_hands_on_others_notices_and_reconnects_when_cut_off(postgres):
+    """The listener reads its socket itself: other processes' notices reach the handler
+    in order, its own process's do not; a connection the database drops is opened
+    again, and ``resync`` is called each time (notices may have been missed)."""
+    import psycopg
+    got: list[tuple] = []
+    resyncs: list[int] = []
+
+    async def handle(game_id, what, detail):
+        got.append((game_id, what, detail))
+
+    async def resync():
+        resyncs.append(len(got))
+
+    async def until(condition) -> None:
+        for _ in range(600):                    # bounds a stuck test only
+            if condition():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("timed out")
+
+    async def play():
+        listener = fanout.Listener(postgres.url, handle, resync)
+        listener.start()
+        await asyncio.wait_for(listener.ready.wait(), 60)
+        with psycopg.connect(postgres.url, autocommit=True) as other:
+            def send(payload):
+                other.execute("SELECT pg_notify(%s, %s)", (fanout.CHANNEL, payload))
+            send(fanout.payload("g1", "action", _detail(0, ["Bc3"])).replace(
+                fanout.ORIGIN, "other", 1))
+            send(fanout.payload("g1", "seats"))                      # our own: dropped
+            send("other g2 chat")
+            await until(lambda: len(got) == 2)
+            other.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE query LIKE 'LISTEN%%' AND pid <> pg_backend_pid()")
+            await until(lambda: len(resyncs) == 2)
+            send("other g3 seats")
+            await until(lambda: len(got) == 3)
+        await listener.close()
+
+    asyncio.run(play())
+    assert got == [("g1", "action", _detail(0, ["Bc3"])), ("g2", "chat", None),
+                   ("g3", "seats", None)]
+    assert resyncs == [0, 2]
