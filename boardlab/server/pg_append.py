@@ -31,6 +31,18 @@ touched AS (
 SELECT pg_notify(%(channel)s, notice) FROM unnest(%(notices)s::text[]) AS notice
 """
 
+#: the same for one action (the usual batch): plain parameters, cheaper to send than arrays
+ONE = """
+WITH added AS (
+    INSERT INTO {actions} (game_id, idx, seat, move, key, clocks, created)
+    VALUES (%s, %s, %s, %s, %s, %s::json, %s)
+    RETURNING 1),
+touched AS (
+    UPDATE {games} SET status = %s, updated = %s WHERE id = %s
+    RETURNING 1)
+SELECT pg_notify(%s, %s)
+"""
+
 
 class Taken(Exception):
     """An action's index or idempotency key was taken (nothing of the batch is stored)."""
@@ -42,6 +54,7 @@ class Appender:
     def __init__(self, conninfo: str, actions: str, games: str, channel: str):
         self.conninfo, self.channel = conninfo, channel
         self.sql = SQL.format(actions=actions, games=games)
+        self.one = ONE.format(actions=actions, games=games)
         self.connection = None
         self.lock = threading.Lock()
 
@@ -52,17 +65,26 @@ class Appender:
         the channel), all in one transaction. Raises :class:`Taken` when an index or
         key is taken; the driver's errors otherwise (the connection is then dropped)."""
         import psycopg
-        columns = list(zip(*rows))
-        params = {"now": now, "game_ids": list(columns[0]), "indexes": list(columns[1]),
-                  "seats": list(columns[2]), "moves": list(columns[3]),
-                  "keys": list(columns[4]), "clocks": list(columns[5]),
-                  "touched": list(statuses), "statuses": list(statuses.values()),
-                  "channel": self.channel, "notices": notices}
+        query: str
+        params: tuple | dict
+        if len(rows) == 1 and len(notices) == 1:
+            game_id, index, seat, move, key, clocks = rows[0]
+            query, params = self.one, (game_id, index, seat, move, key, clocks, now,
+                                       statuses[game_id], now, game_id, self.channel,
+                                       notices[0])
+        else:
+            columns = list(zip(*rows))
+            query, params = self.sql, {
+                "now": now, "game_ids": list(columns[0]), "indexes": list(columns[1]),
+                "seats": list(columns[2]), "moves": list(columns[3]),
+                "keys": list(columns[4]), "clocks": list(columns[5]),
+                "touched": list(statuses), "statuses": list(statuses.values()),
+                "channel": self.channel, "notices": notices}
         with self.lock:
             if self.connection is None or self.connection.closed:
                 self.connection = psycopg.connect(self.conninfo, autocommit=True)
             try:
-                self.connection.execute(self.sql, params)
+                self.connection.execute(query, params)
             except psycopg.errors.IntegrityError as error:
                 raise Taken(str(error)) from None
             except BaseException:
