@@ -31,7 +31,7 @@ def test_an_action_notice_carries_its_actions_and_an_overlong_one_goes_without()
     text = fanout.payload("g1", "action", detail)
     assert fanout.parse(text.replace(fanout.ORIGIN, "other", 1)) == ("g1", "action", detail)
     assert fanout.parse(text) is None                           # our own notice
-    assert fanout.parse(f"other g1 seats") == ("g1", "seats", None)
+    assert fanout.parse("other g1 seats") == ("g1", "seats", None)
     assert fanout.parse("other g1") is None
     long = fanout.payload("g1", "action", _detail(0, ["x" * 200] * 40))
     assert long == f"{fanout.ORIGIN} g1 action"                 # read from the log instead

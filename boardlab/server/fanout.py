@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -97,7 +98,7 @@ class Listener:
                 async with await psycopg.AsyncConnection.connect(self.conninfo,
                                                                  autocommit=True) as conn:
                     early: collections.deque[str] = collections.deque()
-                    conn.add_notify_handler(lambda notice: early.append(notice.payload))
+                    conn.add_notify_handler(functools.partial(_keep, early))
                     await conn.execute(f"LISTEN {CHANNEL}")
                     delay = 0.1
                     self.ready.set()
@@ -158,6 +159,11 @@ class Listener:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
+
+
+def _keep(pending: collections.deque[str], notice) -> None:
+    """A notice psycopg read while it ran a command (the LISTEN): handed on later."""
+    pending.append(notice.payload)
 
 
 def conninfo(engine) -> str:

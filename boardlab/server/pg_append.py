@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
+from typing import Any
 
 SQL = """
 WITH added AS (
@@ -55,7 +56,7 @@ class Appender:
         self.conninfo, self.channel = conninfo, channel
         self.sql = SQL.format(actions=actions, games=games)
         self.one = ONE.format(actions=actions, games=games)
-        self.connection = None
+        self.connection: Any = None         # a psycopg connection (imported when used)
         self.lock = threading.Lock()
 
     def write(self, rows: list[tuple[str, int, int, str, str | None, str | None]],

@@ -5,10 +5,10 @@ Another process that commits something about a game sends a notice (fanout.py). 
 when the game is in memory (a game not in memory is read when it is loaded); the room's
 :class:`Replica` reads the change from the database under the room's lock and tells its
 own clients (new actions come with their notice: they are applied without reading the
-database when they follow what the room holds). What changed: ``action`` (new log entries), ``seats`` (a seat taken or given
-up, a rematch), ``chat``, or an offer's event ``draw:offered:SEAT`` /
-``draw:declined:SEAT`` / ``rematch:offered|declined|withdrawn:SEAT`` (offers are not
-stored).
+database when they follow what the room holds). What changed: ``action`` (new log
+entries), ``seats`` (a seat taken or given up, a rematch), ``chat``, or an offer's event
+``draw:offered:SEAT`` / ``draw:declined:SEAT`` / ``rematch:offered|declined|withdrawn:SEAT``
+(offers are not stored).
 """
 from __future__ import annotations
 

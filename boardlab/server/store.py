@@ -448,7 +448,8 @@ class Store:
 def _action_notices(entries: list[tuple[str, int, Action, str]], now: datetime
                     ) -> list[tuple[str, str]]:
     """``(game id, detail)`` of the notices of these new actions: one per game."""
-    created, by_game = now.isoformat(), {}
+    created = now.isoformat()
+    by_game: dict[str, list[tuple]] = {}
     for game_id, index, action, _ in entries:
         by_game.setdefault(game_id, []).append(
             (index, action.seat, action.move, action.key, action.clocks, created))
