@@ -2,9 +2,19 @@ import warnings
 
 import pytest
 
+from postgres_server import throwaway_postgres
+
 
 @pytest.fixture(autouse=True)
 def _quiet_parity_warnings():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*parity.*")
         yield
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    """A throw-away PostgreSQL server for the module's tests (skips where none is
+    installed); a module may define its own."""
+    with throwaway_postgres() as server:
+        yield server

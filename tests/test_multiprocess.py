@@ -11,9 +11,7 @@ import json
 
 import pytest
 
-from boardlab.arena.storage import database_url
-from boardlab.checks.soak import ServerProcess
-from postgres_server import throwaway_postgres
+from postgres_server import server_processes
 
 httpx = pytest.importorskip("httpx")
 websockets = pytest.importorskip("websockets.asyncio.client")
@@ -22,21 +20,10 @@ WAIT = 60.0          # seconds: only bounds a stuck test, never a pass condition
 
 
 @pytest.fixture(scope="module")
-def postgres():
-    with throwaway_postgres() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def two_servers(postgres, tmp_path_factory):
-    db = database_url(postgres.url)
-    servers = [ServerProcess(tmp_path_factory.mktemp(f"serve{n}"), db) for n in range(2)]
-    try:
-        urls = [server.start() for server in servers]
-        yield urls
-    finally:
-        for server in servers:
-            server.kill()
+    """The URLs of two servers on the module's PostgreSQL database."""
+    with server_processes(postgres, tmp_path_factory) as servers:
+        yield [server.url for server in servers]
 
 
 def _create(url: str, seats=("human", "human"), hotseat=False) -> dict:
