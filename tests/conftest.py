@@ -18,3 +18,14 @@ def postgres():
     installed); a module may define its own."""
     with throwaway_postgres() as server:
         yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """The URL of an empty database: a SQLite file, then a throw-away PostgreSQL server's
+    (skipped where none is installed): a test that takes it runs on both."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'test.db'}"
+    else:
+        with throwaway_postgres() as server:
+            yield server.url

@@ -13,7 +13,6 @@ from sqlalchemy import create_engine, insert, select
 from boardlab.server import migrations
 from boardlab.server.accounts.schema import history, rated_games, ratings, users
 from boardlab.server.store import games
-from postgres_server import throwaway_postgres
 
 SPEC = "carteso(size=5)"
 BLITZ, RAPID = {"base": 180.0, "increment": 2.0}, {"base": 600.0, "increment": 5.0}
@@ -47,31 +46,35 @@ RATINGS = {
     (DAN, "carteso-5-bullet"): (1490.0, 100.0, 0.069, 1, EARLY),
 }
 
+
+def kept(user: int, pool: str, games: int) -> tuple:
+    """Row ``(user, pool)`` of RATINGS with ``games`` games."""
+    rating, deviation, volatility, _, updated = RATINGS[user, pool]
+    return rating, deviation, volatility, games, updated
+
+
 #: the ratings after the downgrade: the kept row of each account and family, the games of all
-DOWNGRADED = {(ALICE, "carteso-5"): (1700.0, 70.0, 0.061, 4, EARLY),
-              (ALICE, "carteso-9"): (1480.0, 120.0, 0.063, 1, EARLY),
-              (BOB, "carteso-5"): (1450.0, 60.0, 0.065, 4, EARLY),
-              (CAROL, "carteso-5"): (1350.0, 90.0, 0.067, 4, LATER),
-              (DAN, "carteso-5"): (1490.0, 100.0, 0.069, 2, EARLY)}
+DOWNGRADED = {(ALICE, "carteso-5"): kept(ALICE, "carteso-5-blitz", 4),
+              (ALICE, "carteso-9"): kept(ALICE, "carteso-9-blitz", 1),
+              (BOB, "carteso-5"): kept(BOB, "carteso-5-rapid", 4),
+              (CAROL, "carteso-5"): kept(CAROL, "carteso-5-bullet", 4),
+              (DAN, "carteso-5"): kept(DAN, "carteso-5-bullet", 2)}
 #: ... and upgraded again: the kept rating at each speed of the history, its games there
-UPGRADED_AGAIN = {(ALICE, "carteso-5-blitz"): (1700.0, 70.0, 0.061, 3, EARLY),
-                  (ALICE, "carteso-5-correspondence"): (1700.0, 70.0, 0.061, 1, EARLY),
-                  (ALICE, "carteso-9-blitz"): (1480.0, 120.0, 0.063, 1, EARLY),
-                  (BOB, "carteso-5-blitz"): (1450.0, 60.0, 0.065, 2, EARLY),
-                  (BOB, "carteso-5-rapid"): (1450.0, 60.0, 0.065, 2, EARLY),
-                  (CAROL, "carteso-5-rapid"): (1350.0, 90.0, 0.067, 2, LATER),
-                  (CAROL, "carteso-5-bullet"): (1350.0, 90.0, 0.067, 2, LATER),
-                  (DAN, "carteso-5-blitz"): (1490.0, 100.0, 0.069, 1, EARLY),
-                  (DAN, "carteso-5-bullet"): (1490.0, 100.0, 0.069, 1, EARLY)}
+UPGRADED_AGAIN = {
+    **{(ALICE, pool): kept(ALICE, "carteso-5-blitz", games)
+       for pool, games in (("carteso-5-blitz", 3), ("carteso-5-correspondence", 1))},
+    (ALICE, "carteso-9-blitz"): kept(ALICE, "carteso-9-blitz", 1),
+    **{(BOB, pool): kept(BOB, "carteso-5-rapid", 2)
+       for pool in ("carteso-5-blitz", "carteso-5-rapid")},
+    **{(CAROL, pool): kept(CAROL, "carteso-5-bullet", 2)
+       for pool in ("carteso-5-rapid", "carteso-5-bullet")},
+    **{(DAN, pool): kept(DAN, "carteso-5-bullet", 1)
+       for pool in ("carteso-5-blitz", "carteso-5-bullet")}}
 
 
-def test_the_pool_speeds_downgrade_on_sqlite(tmp_path):
-    check_downgrade(f"sqlite:///{tmp_path / 'down.db'}")
-
-
-def test_the_pool_speeds_downgrade_on_postgresql():
-    with throwaway_postgres() as server:
-        check_downgrade(server.url)
+def test_the_pool_speeds_downgrade(database):
+    """On SQLite and on PostgreSQL (the ``database`` fixture, tests/conftest.py)."""
+    check_downgrade(database)
 
 
 def check_downgrade(url: str) -> None:
