@@ -226,7 +226,7 @@ class Tournament:
 
 
 def ratings_kind(game) -> str:
-    return "Elo (Bradley-Terry)" if len(sides_of(game)) == 2 else "OpenSkill mu"
+    return tiebreaks.rating_kind(len(sides_of(game)))
 
 
 def standings(game, names: list[str], rows) -> list[Standing]:
