@@ -29,9 +29,13 @@ def result_text(score: float | None, points: list[float] | None = None) -> str |
 
 
 def _points(value: float) -> str:
-    whole, part = divmod(round(value * 4), 4)
-    fraction = {0: "", 1: "¼", 2: "½", 3: "¾"}[part]
-    return f"{whole}{fraction}" if whole or not fraction else fraction
+    """A side's points: halves as ½, other fractions to two places (``0.33``)."""
+    value = float(value)
+    if (value * 2).is_integer():
+        whole = int(value)
+        half = "½" if value != whole else ""
+        return f"{whole or ''}{half}" if half else str(whole)
+    return f"{value:.2f}".rstrip("0")
 
 
 def pairing_view(p, names: dict[int, str]) -> dict:
