@@ -25,7 +25,7 @@ def test_a_three_player_cartagena_round_robin_of_house_bots_plays_to_its_end(ser
     post(alice, tournament, "start")
     shown = wait_until(alice, tournament, lambda s: s["status"] == "over")
     assert shown["total_rounds"] == 4 and shown["round"] == 4
-    tables = [p for p in shown["pairings"]]
+    tables = list(shown["pairings"])
     assert len(tables) == 4 and all(p["forfeit"] is None for p in tables)
     assert {frozenset(p["sides"]) for p in tables} == \
         {frozenset(g) for g in itertools.combinations(bots, 3)}     # every group of 3
@@ -59,8 +59,8 @@ def test_a_three_player_cartagena_round_robin_of_house_bots_plays_to_its_end(ser
 def test_a_swiss_of_tables_of_four_gives_byes_and_avoids_repeats(server):
     alice = person(server, "alice")
     players = ["ai-1", "ai-2", "ai-3", "ai-4", "ai-5"]
-    made = create(alice, spec="cartagena(players=4,tokens=2,spaces_per_symbol=1)", format="swiss", rounds=2,
-                  players=players)
+    made = create(alice, spec="cartagena(players=4,tokens=2,spaces_per_symbol=1)",
+                  format="swiss", rounds=2, players=players)
     post(alice, made["id"], "start")
     shown = wait_until(alice, made["id"], lambda s: s["status"] == "over")
     assert shown["round"] == 2

@@ -186,35 +186,34 @@ class Director:
             return False
         rows = await asyncio.to_thread(records.pairings_of, self.engine, tournament_id)
         entrants = await self.entrants(tournament_id)
-        k = multiside.sides_count(self.hub_game(row.spec))
-        if row.format == "ladder":
-            pairs = self._ladder(rows, entrants, row.games_at_once or 1) if k == 2 else \
-                multiside.ladder(rows, entrants, k, row.games_at_once or 1)
-        else:
+        if row.format != "ladder":
             if any(p.score is None for p in rows if p.round == row.round):
                 return False                    # the round is still being played
             if row.round >= total_rounds(row, [e.username for e in entrants]):
                 await asyncio.to_thread(records.move, self.engine, tournament_id,
                                         (RUNNING,), OVER)
                 return False
-            pairs = self._round(row, rows, entrants) if k == 2 else \
-                multiside.next_round(row, rows, entrants, k)
-        if not pairs:
+        k = multiside.sides_count(self.hub_game(row.spec))
+        made = self._pairings(row, rows, entrants) if k == 2 else \
+            multiside.pairings(row, rows, entrants, k)
+        if not made:
             return False
-        by_name = {e.username: e for e in entrants}
-        if k == 2:
-            rows = [self._pairing(by_name[white], by_name[black] if black else None)
-                    for white, black in pairs]
-        else:
-            rows = [multiside.table_row([by_name[name] for name in group], k)
-                    for group in pairs]
         if not await asyncio.to_thread(records.pair_round, self.engine, tournament_id,
-                                       row.round, rows):
+                                       row.round, made):
             return False
-        for pairing in rows:
+        for pairing in made:
             if pairing["game_id"] is not None:
                 await self._start_game(row, pairing)
-        return row.format != "ladder" and all(p["game_id"] is None for p in rows)
+        return row.format != "ladder" and all(p["game_id"] is None for p in made)
+
+    def _pairings(self, row, rows: list, entrants: list[records.Entrant]) -> list[dict]:
+        """The pairing rows of the next round (a ladder: of its idle players) of a game of
+        two sides."""
+        pairs = self._ladder(rows, entrants, row.games_at_once or 1) \
+            if row.format == "ladder" else self._round(row, rows, entrants)
+        by_name = {e.username: e for e in entrants}
+        return [self._pairing(by_name[white], by_name[black] if black is not None else None)
+                for white, black in pairs]
 
     def _round(self, row, rows: list, entrants: list[records.Entrant]) -> list[Pairing]:
         """The next round of a round robin (its fixed schedule over every entrant) or of a
@@ -224,7 +223,7 @@ class Director:
             return schedule[row.round]
         names = {e.user_id: e.username for e in entrants}
         return swiss_round([e.username for e in entrants if e.active],
-                           records.results(rows, names), [e.username for e in entrants])
+                           records.pairs(rows, names), [e.username for e in entrants])
 
     def _ladder(self, rows: list, entrants: list[records.Entrant],
                 at_once: int = 1) -> list[Pairing]:
@@ -241,7 +240,7 @@ class Director:
             playing[names[p.black]].add(names[p.white])
         if sum(1 for places in free.values() if places > 0) < 2:
             return []
-        results = records.results(rows, names)
+        results = records.pairs(rows, names)
         ratings = {line.player: line.rating or 0.0
                    for line in standings(list(names.values()), results, "ladder")}
         last: dict[str, str] = {}

@@ -104,8 +104,8 @@ def next_round(row, rows: list, entrants: list[records.Entrant], k: int) -> list
         return schedule(tuple(order), k, row.rounds or 1)[row.round]
     names = {e.user_id: e.username for e in entrants}
     active = [e.username for e in entrants if e.active]
-    if len(active) < k:
-        return []
+    if len(active) < k:                  # too few left for a table: byes, to the end
+        return [(name,) for name in active]
     return swiss_tables(active, k, records.results(rows, names), order)
 
 
@@ -120,15 +120,15 @@ def ladder(rows: list, entrants: list[records.Entrant], k: int,
     free = {e.username: at_once - busy[e.user_id] for e in entrants if e.active}
     avoid: dict[str, set[str]] = defaultdict(set)
     for p in going:
-        table = {names[user] for user in p.sides}
-        for name in table:
-            avoid[name] |= table - {name}
+        playing = {names[user] for user in p.sides}
+        for name in playing:
+            avoid[name] |= playing - {name}
     results = records.results(rows, names)
     tables = [r for r in results if isinstance(r, Table)]
-    for table in sorted(tables, key=lambda t: t.round):
-        if len(table.sides) > 1:
-            for name in table.sides:
-                avoid[name] = set(table.sides) - {name}
+    for played in sorted(tables, key=lambda t: t.round):
+        if len(played.sides) > 1:
+            for name in played.sides:
+                avoid[name] = set(played.sides) - {name}
     ratings = {line.player: line.rating or 0.0
                for line in standings(list(names.values()), results, "ladder")}
     counts = seat_counts(tables, k)
@@ -138,12 +138,21 @@ def ladder(rows: list, entrants: list[records.Entrant], k: int,
                              avoid, counts)
         if not some:
             break
-        for table in some:
-            for name in table:
+        for group in some:
+            for name in group:
                 free[name] -= 1
-                avoid[name] |= set(table) - {name}
+                avoid[name] |= set(group) - {name}
         found += some
     return found
+
+
+def pairings(row, rows: list, entrants: list[records.Entrant], k: int) -> list[dict]:
+    """The pairing rows of the next round (a ladder: of its idle players) of a game of
+    ``k`` sides."""
+    groups = ladder(rows, entrants, k, row.games_at_once or 1) if row.format == "ladder" \
+        else next_round(row, rows, entrants, k)
+    by_name = {e.username: e for e in entrants}
+    return [table_row([by_name[name] for name in group], k) for group in groups]
 
 
 def table_row(group: list[records.Entrant], k: int) -> dict:

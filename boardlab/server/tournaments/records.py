@@ -217,3 +217,8 @@ def results(rows: list, names: dict[int, str]) -> list[Result | Table]:
                                 names[row.black] if row.black is not None else None,
                                 row.score, row.forfeit, row.round))
     return found
+
+
+def pairs(rows: list, names: dict[int, str]) -> list[Result]:
+    """The finished pairings of a game of two sides as the arena's results."""
+    return [result for result in results(rows, names) if isinstance(result, Result)]
