@@ -115,3 +115,20 @@ def code_of(answer: dict) -> str:
 
 def message(answer: dict) -> str:
     return answer["error"]["message"]
+
+
+def test_a_ladder_of_tables_of_three_seats_the_idle_by_rating(server):
+    alice = person(server, "alice")
+    bots = ["ai-1", "ai-2", "ai-3", "ai-4", "ai-5"]
+    made = create(alice, spec=CARTAGENA3, format="ladder", rounds=None, players=bots)
+    post(alice, made["id"], "start")
+    shown = wait_until(alice, made["id"], lambda s: len(s["games"]) >= 6)
+    post(alice, made["id"], "end")
+    tables = [p for p in shown["pairings"] if p["game"]]
+    assert all(len(set(p["sides"])) == 3 for p in tables)
+    # five players, tables of three: one game at a time (two wait for the next end)
+    assert Counter(p["round"] for p in shown["pairings"]) == \
+        {number: 1 for number in range(1, shown["round"] + 1)}
+    for before, after in zip(tables, tables[1:]):          # the last table is not re-met
+        assert set(after["sides"]) != set(before["sides"])
+    assert all(line["rating"] is not None for line in shown["standings"])

@@ -75,7 +75,7 @@ def points_of(game: Game, returns: Sequence[float]) -> list[float]:
 
 def loser_of(game: Game, state, sides: list[int]) -> int | None:
     """The account of the side that resigned (a no-show's forfeit), else None."""
-    seat = getattr(state, "resigned", None)
+    seat = state.resigned
     return None if seat is None else sides[game.team_of(seat)]
 
 
