@@ -128,7 +128,7 @@ def test_a_ladder_of_tables_of_three_seats_the_idle_by_rating(server):
     assert all(len(set(p["sides"])) == 3 for p in tables)
     # five players, tables of three: one game at a time (two wait for the next end)
     assert Counter(p["round"] for p in shown["pairings"]) == \
-        {number: 1 for number in range(1, shown["round"] + 1)}
+        dict.fromkeys(range(1, shown["round"] + 1), 1)
     for before, after in zip(tables, tables[1:]):          # the last table is not re-met
         assert set(after["sides"]) != set(before["sides"])
     assert all(line["rating"] is not None for line in shown["standings"])
