@@ -10,7 +10,8 @@ import pytest
 from boardlab.server.rest import ApiError
 from boardlab.server.tournaments.multiside import check_field
 from test_accounts import person
-from test_tournaments_server import RandomThinker, clock, create, post, server, wait_until
+from test_tournaments_server import (RandomThinker, client_sleep, clock, create, post, server,
+                                     wait_until)
 
 __all__ = ["RandomThinker", "clock", "server"]          # fixtures used by name
 CARTAGENA3 = "cartagena(players=3,tokens=2,spaces_per_symbol=1)"      # short games
@@ -132,3 +133,40 @@ def test_a_ladder_of_tables_of_three_seats_the_idle_by_rating(server):
     for before, after in zip(tables, tables[1:]):          # the last table is not re-met
         assert set(after["sides"]) != set(before["sides"])
     assert all(line["rating"] is not None for line in shown["standings"])
+
+
+def test_a_no_show_at_a_table_forfeits_and_places_last(server, clock):
+    alice = person(server, "alice")
+    person(server, "bob")
+    made = create(alice, spec=CARTAGENA3, players=["bob", "ai-1", "ai-2"], no_show=60)
+    post(alice, made["id"], "start")                   # bob takes the first seat, never comes
+    clock.time += 59
+    client_sleep(server)
+    assert alice.get(f"/api/tournaments/{made['id']}").json()["pairings"][0]["result"] is None
+    clock.time += 2
+    shown = wait_until(alice, made["id"], lambda s: s["status"] == "over")
+    (table,) = shown["pairings"]
+    assert (table["sides"], table["forfeit"], table["points"], table["result"]) == \
+        (["bob", "ai-1", "ai-2"], "no-show", [0.0, 0.75, 0.75], "0-0.75-0.75")
+    assert alice.get(f"/api/games/{table['game']}/record").json()["moves"][-1] == "resign"
+    lines = {line["player"]: line for line in shown["standings"]}
+    assert (lines["bob"]["score"], lines["bob"]["forfeits"], lines["bob"]["losses"]) == \
+        (0.0, 1, 1)
+    assert lines["ai-1"]["rating"] is None                 # a forfeit is no evidence
+
+
+def test_a_rated_tournament_of_three_sides_rates_its_games_in_the_pool(server):
+    alice = person(server, "alice")
+    bots = ["ai-1", "ai-2", "ai-3"]
+    made = create(alice, spec="cartagena(players=3)", rated=True, players=bots)
+    post(alice, made["id"], "start")
+    shown = wait_until(alice, made["id"], lambda s: s["status"] == "over")
+    (table,) = shown["pairings"]
+    for name, points in zip(table["sides"], table["points"]):   # OpenSkill's Weng-Lin
+        rated = alice.get(f"/api/users/{name}").json()["ratings"]
+        (pool,) = rated
+        assert pool.startswith("cartagena-") and rated[pool]["games"] == 1
+        if points == max(table["points"]):
+            assert rated[pool]["rating"] > 1500
+        if points == min(table["points"]) < max(table["points"]):
+            assert rated[pool]["rating"] < 1500
