@@ -143,8 +143,8 @@ def test_a_no_show_at_a_table_forfeits_and_places_last(server, clock):
     clock.time += 59
     client_sleep(server)
     assert alice.get(f"/api/tournaments/{made['id']}").json()["pairings"][0]["result"] is None
-    clock.time += 2
-    shown = wait_until(alice, made["id"], lambda s: s["status"] == "over")
+    clock.time += 2                   # (a dealt first player may delay bob's first turn)
+    shown = wait_until(alice, made["id"], lambda s: s["status"] == "over", clock)
     (table,) = shown["pairings"]
     assert (table["sides"], table["forfeit"], table["points"], table["result"]) == \
         (["bob", "ai-1", "ai-2"], "no-show", [0.0, 0.75, 0.75], "0-0.75-0.75")

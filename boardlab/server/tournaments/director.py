@@ -189,13 +189,14 @@ class Director:
         if row.format != "ladder":
             if any(p.score is None for p in rows if p.round == row.round):
                 return False                    # the round is still being played
-            if row.round >= total_rounds(row, [e.username for e in entrants]):
+            if row.round >= await asyncio.to_thread(total_rounds, row,
+                                                    [e.username for e in entrants]):
                 await asyncio.to_thread(records.move, self.engine, tournament_id,
                                         (RUNNING,), OVER)
                 return False
         k = multiside.sides_count(self.hub_game(row.spec))
         made = self._pairings(row, rows, entrants) if k == 2 else \
-            multiside.pairings(row, rows, entrants, k)
+            await asyncio.to_thread(multiside.pairings, row, rows, entrants, k)
         if not made:
             return False
         if not await asyncio.to_thread(records.pair_round, self.engine, tournament_id,

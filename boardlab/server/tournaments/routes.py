@@ -164,7 +164,7 @@ async def _shown(request: Request) -> dict:
     director = director_of(request)
     entrants = await director.entrants(row.id)
     rows = await asyncio.to_thread(records.pairings_of, _engine(request), row.id)
-    return view.full(row, entrants, rows)
+    return await asyncio.to_thread(view.full, row, entrants, rows)   # ratings, schedules
 
 
 async def show_tournament(request: Request) -> JSONResponse:
