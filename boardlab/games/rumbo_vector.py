@@ -96,7 +96,7 @@ def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[2]
     n = cfg[C_N]
     P = n * n
-    observe_step(row, n, K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
+    observe_step(row, n, tables[0], K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
                  K.META + K.A_OWNER * P, K.M_SCORE_V, cfg[C_BASE], obs, planes_at, cells_at)
     scalars(row, cfg, 2 * row[K.M_SCORE_V], 2 * row[K.M_SCORE_H] + cfg[C_KOMI], obs,
             scalars_at)
