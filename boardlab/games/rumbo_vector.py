@@ -64,7 +64,9 @@ def near_table(nbr: np.ndarray) -> np.ndarray:
 @njit(cache=True, inline="always")
 def vec_play(row, tables, action):
     nbr, degree, cfg, _ = tables
-    K.play(row, cfg[C_N], nbr, action)
+    n = cfg[C_N]
+    P = n * n
+    K._place(row, n, nbr, action % P, 1 + action // P)    # (every action places)
     base = cfg[C_BASE]
     row[base + X_MOVES] += 1
     row[base + X_LAST] = action
