@@ -132,9 +132,10 @@ def show_owners(row, n, nbr, ob, opar, oown, seen, scores, last, obs, planes_at,
     The scores count the stones in claimed groups, so they grew by as many stones as
     gained an owner. Those of one group are joined through stones not yet shown owned
     (a group claimed whole, or the stones a claimed group absorbed with the placed
-    one), so they are flooded from the placed stone and its neighbours (where the
-    claims of Rumbo and, but for Carteso's far claims, of Carteso happen); any left are
-    looked for on the whole board, until none is."""
+    one), so they are flooded from the placed stone and its neighbours: every claim of
+    Rumbo's is there, and every one of Carteso's but a far one (a group of the other
+    colour whose region shrank to its box); any left are looked for on the whole board,
+    until none is."""
     P = n * n
     vertical, horizontal = planes_at[3], planes_at[4]
     left = P + 1                                  # how many to find (unknown: all)
