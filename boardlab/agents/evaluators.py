@@ -27,6 +27,8 @@ from ..core.errors import OptionError
 from ..core.game import Game, State
 from ..nn.features import BoardFeatures
 from ..nn.net import NetworkEvaluator, load_network
+from ..nn.ntuple import load_ntuple
+from ..nn.ntuple_eval import NTupleEvaluator
 
 
 class Evaluator(Protocol):
@@ -242,6 +244,18 @@ def network_search(game: Game, options: dict, given: frozenset, agent: str) -> E
                    options["mix"], priors)
 
 
+def ntuple_search(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
+    """``evaluator=ntuple``: an n-tuple network trained by TD learning
+    (:mod:`boardlab.nn.ntuple`; option ``net``, else the weights shipped for the game's
+    spec) at the leaves, mixed with a rollout's value by ``mix``. ``mcts`` runs it inside
+    the compiled search where the game allows (``agents.kernel_ntuple``)."""
+    network = NTupleEvaluator(game, load_ntuple(game, options["net"]))
+    return blended(network, make_evaluator("rollout", options["rollout_turns"],
+                                           options["playout"], options["horizon"]),
+                   options["mix"])
+
+
 for _name in EVALUATORS:
     register_evaluator(_name, _plain(_name))
 register_evaluator("net", network_search)
+register_evaluator("ntuple", ntuple_search)
