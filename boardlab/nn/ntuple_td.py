@@ -17,9 +17,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 
 import numpy as np
 from numba import njit
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from ..core.errors import BoardlabError
 from ..core.game import Game
@@ -128,10 +130,12 @@ class Trainer:
     def run(self, games: int, rate: float = 0.5, lam: float = 0.5, explore: float = 0.1,
             candidates: int = 1, seed: int = 0) -> float:
         """Play ``games`` games, learning; the mean squared TD error per position."""
-        error, positions = play_games(
-            games, self.row, self.cand, self.initial, self.tables, self.lay, self.fns,
-            self.obs, self.net.pack(), self.history, self.movers, self.values, self.out,
-            self.rets, rate, lam, explore, candidates, seed)
+        with warnings.catch_warnings():      # (the kernel's functions passed as values)
+            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+            error, positions = play_games(
+                games, self.row, self.cand, self.initial, self.tables, self.lay, self.fns,
+                self.obs, self.net.pack(), self.history, self.movers, self.values, self.out,
+                self.rets, rate, lam, explore, candidates, seed)
         return error / max(positions, 1)
 
 
