@@ -6,8 +6,10 @@ seat, for a state that is not over. It may play on a copy but must leave
 ``state`` as it was. One that also gives priors (:class:`GuidingEvaluator`)
 makes MCTS a PUCT search. MCTS takes one by name (``mcts(evaluator=heuristic)``),
 found in the registry of evaluator factories (:func:`register_evaluator`,
-:func:`evaluator_for`: ``rollout``, ``heuristic`` and ``net``, the trained
-network of :mod:`boardlab.nn`), or, from Python, as an object
+:func:`evaluator_for`: ``rollout``, ``heuristic``, ``net``, the trained
+network of :mod:`boardlab.nn`, ``ntuple``, an n-tuple network trained by TD learning,
+and ``best``, the one of those measured strongest for the game, :data:`BEST`), or,
+from Python, as an object
 (``MCTS(game, seat, evaluator=MyNetwork())``).
 
 >>> import boardlab, random
@@ -255,7 +257,36 @@ def ntuple_search(game: Game, options: dict, given: frozenset, agent: str) -> Ev
                    options["mix"])
 
 
+#: What ``evaluator=best`` uses for a game configuration, by its spec: the name and options
+#: of the shipped evaluator that beat ``mcts`` with rollouts at equal time, with the
+#: record of that measurement (docs/learning.md, "evaluator=best"). A spec not listed
+#: (every other game and size) gets plain rollouts: no learned evaluator wins there.
+BEST: dict[str, tuple[str, dict, str]] = {
+    "carteso(size=9)": ("ntuple", {}, "results/learning/ntuple-carteso-9"),
+}
+
+
+def best_evaluator(game: Game) -> tuple[str, dict]:
+    """(name, options) of the evaluator ``evaluator=best`` picks for ``game`` (see
+    :data:`BEST`; rollouts where none is listed)."""
+    name, options, _ = BEST.get(game.spec, ("rollout", {}, ""))
+    return name, dict(options)
+
+
+def best_search(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
+    """``evaluator=best``: the evaluator :func:`best_evaluator` picks, its options filled
+    in where the spec left them out; ``options["evaluator"]`` becomes its name (so the
+    search runs compiled as that evaluator would)."""
+    name, extra = best_evaluator(game)
+    options["evaluator"] = name
+    for key, value in extra.items():
+        if key not in given:
+            options[key] = value
+    return evaluator_for(name, game, options, given, agent)
+
+
 for _name in EVALUATORS:
     register_evaluator(_name, _plain(_name))
 register_evaluator("net", network_search)
 register_evaluator("ntuple", ntuple_search)
+register_evaluator("best", best_search)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 from ..core.game import Game
 from ..nn import ntuple
@@ -19,8 +20,8 @@ from . import kernel_eval_tree as ket
 from .compiled_eval import CompiledNet
 
 # placeholders: each compiled copy gets a game's own (see :func:`compiled`)
-observe_leaf = None
-search_turn = None
+observe_leaf: Any = None
+search_turn: Any = None
 ntuple_value = ntuple.value
 
 
@@ -63,7 +64,8 @@ class CompiledNTuple(CompiledNet):
     (``mix``: a share of a random playout's result)."""
 
     def __init__(self, game: Game, net: NTupleNet, mix: float = 0.0, c: float = 0.0):
-        self.game, self.network, self.features = game, None, net.features
+        self.game, self.features = game, net.features
+        self.network: Any = None                 # (no convolutional network here)
         self.c_puct, self.fpu, self.priors, self.mix = 0.0, 0.0, False, mix
         self.c = c or game.exploration
         kernel = game.vector_kernel()

@@ -133,8 +133,9 @@ class NTupleNet:
 
     # Files --------------------------------------------------------------------------
     def save(self, path: Path | str) -> None:
-        """Write the weights and what they were made for (``.npz``, compressed)."""
-        np.savez_compressed(path, weights=self.weights, bias=self.bias,
+        """Write the weights (as float16: half the file, values within 1e-3) and what they
+        were made for (``.npz``, compressed)."""
+        np.savez_compressed(path, weights=self.weights.astype(np.float16), bias=self.bias,
                             spec=np.array(self.spec), shapes=np.array(self.shapes),
                             format=np.array(FORMAT), states=np.array(self.states),
                             meta=np.array(repr(self.meta)))

@@ -26,7 +26,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from ..core.errors import BoardlabError
 from ..core.game import Game
 from .kernel_layout import layout
-from .ntuple import DEFAULT_SHAPES, NTupleNet, indices, shipped_file, value
+from .ntuple import DEFAULT_SHAPES, NTupleNet, shipped_file, value
 
 
 @njit(cache=True)
