@@ -150,17 +150,23 @@ def test_evaluator_best_resolves_for_each_game(spec):
     from boardlab.agents import make_agent
     from boardlab.agents.evaluators import BEST, best_evaluator
     game = boardlab.make(spec)
-    agent = make_agent("mcts(evaluator=best,iterations=20)", game, 0, seed=1)
-    name, _ = best_evaluator(game)
-    assert agent.options["evaluator"] == name
-    if game.spec in BEST:
-        assert name != "rollout"
-        # its record exists, and the search runs compiled as that evaluator would
-        assert (Path(__file__).parents[1] / BEST[game.spec][2] / "README.md").exists()
-        assert agent.cnet is not None
-    else:
-        assert name == "rollout"
-        assert agent.compiled == make_agent("mcts(iterations=20)", game, 0).compiled
+    rows = BEST.get(game.spec, ())
+    for seconds in sorted({0.05, 2.0} | {row.seconds for row in rows}):
+        agent = make_agent(f"mcts(evaluator=best,time={seconds})", game, 0, seed=1)
+        name, _ = best_evaluator(game, seconds)
+        assert agent.options["evaluator"] == name
+        covered = [row for row in rows if seconds <= row.seconds]
+        if covered:
+            assert name == covered[0].name != "rollout"
+            assert (Path(__file__).parents[1] / covered[0].record / "README.md").exists()
+            assert agent.cnet is not None       # compiled as that evaluator would be
+        else:                                   # no row: rollouts, as plain mcts
+            assert name == "rollout"
+            plain = make_agent(f"mcts(time={seconds})", game, 0)
+            assert agent.compiled == plain.compiled
+    # no time (a number of simulations, a level): rollouts
+    assert make_agent("mcts(evaluator=best,iterations=50)", game, 0).options[
+        "evaluator"] == "rollout"
 
 
 def test_an_unknown_evaluator_still_errors_clearly():

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -257,27 +257,44 @@ def ntuple_search(game: Game, options: dict, given: frozenset, agent: str) -> Ev
                    options["mix"])
 
 
-#: What ``evaluator=best`` uses for a game configuration, by its spec: the name and options
-#: of the shipped evaluator that beat ``mcts`` with rollouts at equal time, with the
-#: record of that measurement (docs/learning.md, "evaluator=best"). A spec not listed
-#: (every other game and size) gets plain rollouts: no learned evaluator wins there.
-BEST: dict[str, tuple[str, dict, str]] = {
-    "carteso(size=9)": ("ntuple", {}, "results/learning/ntuple-carteso-9"),
+class Best(NamedTuple):
+    """One row of :data:`BEST`: up to ``seconds`` a move (the search's ``time``), the
+    evaluator ``name`` with ``options`` beat ``mcts`` with rollouts at equal time, as the
+    measurements in ``record`` (a folder of results/learning) show."""
+
+    seconds: float
+    name: str
+    options: dict
+    record: str
+
+
+#: What ``evaluator=best`` uses for a game configuration, by its spec: rows of
+#: :class:`Best`, the shortest time first; the first whose ``seconds`` covers the
+#: search's ``time`` is used (docs/learning.md, "evaluator=best"). A spec not listed
+#: (every other game and size), a longer time, or a search with no ``time`` (a number of
+#: simulations, a level) gets plain rollouts: no learned evaluator was measured to win
+#: there.
+BEST: dict[str, tuple[Best, ...]] = {
+    "carteso(size=9)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
 }
 
 
-def best_evaluator(game: Game) -> tuple[str, dict]:
-    """(name, options) of the evaluator ``evaluator=best`` picks for ``game`` (see
-    :data:`BEST`; rollouts where none is listed)."""
-    name, options, _ = BEST.get(game.spec, ("rollout", {}, ""))
-    return name, dict(options)
+def best_evaluator(game: Game, seconds: float = 0.0) -> tuple[str, dict]:
+    """(name, options) of the evaluator ``evaluator=best`` picks for ``game`` at
+    ``seconds`` a move (0: no time given) (see :data:`BEST`; rollouts where no row
+    covers it)."""
+    for row in BEST.get(game.spec, ()):
+        if 0 < seconds <= row.seconds:
+            return row.name, dict(row.options)
+    return "rollout", {}
 
 
 def best_search(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
-    """``evaluator=best``: the evaluator :func:`best_evaluator` picks, its options filled
-    in where the spec left them out; ``options["evaluator"]`` becomes its name (so the
-    search runs compiled as that evaluator would)."""
-    name, extra = best_evaluator(game)
+    """``evaluator=best``: the evaluator :func:`best_evaluator` picks for the search's
+    ``time``, its options filled in where the spec left them out;
+    ``options["evaluator"]`` becomes its name (so the search runs compiled as that
+    evaluator would)."""
+    name, extra = best_evaluator(game, options.get("time", 0.0))
     options["evaluator"] = name
     for key, value in extra.items():
         if key not in given:
