@@ -276,6 +276,7 @@ class Best(NamedTuple):
 #: there.
 BEST: dict[str, tuple[Best, ...]] = {
     "carteso(size=9)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
+    "carteso": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
 }
 
 
