@@ -145,12 +145,26 @@ def _game_specs() -> list[str]:
     return sorted({cls.name for cls in games()} | set(BEST))
 
 
+def test_every_row_of_best_names_a_game_and_shipped_weights():
+    from boardlab.agents.evaluators import BEST, best_rows, evaluator_for
+    assert len(best_rows()) == len(BEST)          # no two spellings of one configuration
+    for spec, rows in BEST.items():
+        game = boardlab.make(spec)
+        assert [r.seconds for r in rows] == sorted(r.seconds for r in rows)
+        for row in rows:                              # its evaluator can be made
+            options = {"net": "", "mix": 0.0, "rollout_turns": 0, "playout": "random",
+                       "horizon": True, **row.options}
+            evaluator_for(row.name, game, options)
+
+
 @pytest.mark.parametrize("spec", _game_specs())
 def test_evaluator_best_resolves_for_each_game(spec):
     from boardlab.agents import make_agent
     from boardlab.agents.evaluators import BEST, best_evaluator
+    from boardlab.agents.evaluators import best_rows
     game = boardlab.make(spec)
-    rows = BEST.get(game.spec, ())
+    rows = best_rows().get(game.spec, ())
+    assert rows == BEST.get(spec, rows)
     for seconds in sorted({0.05, 2.0} | {row.seconds for row in rows}):
         agent = make_agent(f"mcts(evaluator=best,time={seconds})", game, 0, seed=1)
         name, _ = best_evaluator(game, seconds)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -268,23 +269,30 @@ class Best(NamedTuple):
     record: str
 
 
-#: What ``evaluator=best`` uses for a game configuration, by its spec: rows of
-#: :class:`Best`, the shortest time first; the first whose ``seconds`` covers the
-#: search's ``time`` is used (docs/learning.md, "evaluator=best"). A spec not listed
-#: (every other game and size), a longer time, or a search with no ``time`` (a number of
-#: simulations, a level) gets plain rollouts: no learned evaluator was measured to win
-#: there.
+#: What ``evaluator=best`` uses for a game configuration, by a spec of it (any spelling:
+#: matched by the game's own spec): rows of :class:`Best`, the shortest time first; the
+#: first whose ``seconds`` covers the search's ``time`` is used (docs/learning.md,
+#: "evaluator=best"). A configuration not listed (every other game and size), a longer
+#: time, or a search with no ``time`` (a number of simulations, a level) gets plain
+#: rollouts: no learned evaluator was measured to win there.
 BEST: dict[str, tuple[Best, ...]] = {
     "carteso(size=9)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
-    "carteso": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
+    "carteso(size=11)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
 }
+
+
+@cache
+def best_rows() -> dict[str, tuple[Best, ...]]:
+    """:data:`BEST` by each configuration's own spec (``Game.spec``)."""
+    from ..core.registry import make
+    return {make(spec).spec: rows for spec, rows in BEST.items()}
 
 
 def best_evaluator(game: Game, seconds: float = 0.0) -> tuple[str, dict]:
     """(name, options) of the evaluator ``evaluator=best`` picks for ``game`` at
     ``seconds`` a move (0: no time given) (see :data:`BEST`; rollouts where no row
     covers it)."""
-    for row in BEST.get(game.spec, ()):
+    for row in best_rows().get(game.spec, ()):
         if 0 < seconds <= row.seconds:
             return row.name, dict(row.options)
     return "rollout", {}
