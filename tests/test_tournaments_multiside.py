@@ -34,7 +34,7 @@ def test_a_three_player_cartagena_round_robin_of_house_bots_plays_to_its_end(ser
         assert p["white"] == p["sides"][0] and p["black"] == p["sides"][1]
         assert sorted(p["points"]) in ([0.0, 0.5, 1.0], [0.25, 0.25, 1.0],
                                        [0.0, 0.75, 0.75], [0.5, 0.5, 0.5])
-        assert p["result"] == "-".join({1.0: "1", 0.75: "0.75", 0.5: "½", 0.25: "0.25",
+        assert p["result"] == "-".join({1.0: "1", 0.75: "¾", 0.5: "½", 0.25: "¼",
                                         0.0: "0"}[x] for x in p["points"])
         game = alice.get(f"/api/games/{p['game']}").json()        # an ordinary game
         assert [s["kind"] for s in game["seats"]] == ["ai", "ai", "ai"]
@@ -147,7 +147,7 @@ def test_a_no_show_at_a_table_forfeits_and_places_last(server, clock):
     shown = wait_until(alice, made["id"], lambda s: s["status"] == "over", clock)
     (table,) = shown["pairings"]
     assert (table["sides"], table["forfeit"], table["points"], table["result"]) == \
-        (["bob", "ai-1", "ai-2"], "no-show", [0.0, 0.75, 0.75], "0-0.75-0.75")
+        (["bob", "ai-1", "ai-2"], "no-show", [0.0, 0.75, 0.75], "0-¾-¾")
     assert alice.get(f"/api/games/{table['game']}/record").json()["moves"][-1] == "resign"
     lines = {line["player"]: line for line in shown["standings"]}
     assert (lines["bob"]["score"], lines["bob"]["forfeits"], lines["bob"]["losses"]) == \

@@ -121,6 +121,6 @@ def test_a_three_player_round_robin_shows_its_table_places_and_standings(server,
     assert page.locator("#crosstable tbody tr").count() == 3
     assert page.locator("#crosstable-note").is_visible()
     assert page.locator("#pairings li .result").first.inner_text() in \
-        ("0.75-0.75-0", "0.75-0-0.75", "0-0.75-0.75")
+        ("¾-¾-0", "¾-0-¾", "0-¾-¾")
     for client in (director, player):
         assert client.errors == []

@@ -28,13 +28,19 @@ def result_text(score: float | None, points: list[float] | None = None) -> str |
     return {1.0: "1-0", 0.0: "0-1"}.get(score, "½-½")
 
 
+_FRACTIONS = {(1, 4): "¼", (1, 3): "⅓", (1, 2): "½", (2, 3): "⅔", (3, 4): "¾"}
+
+
 def _points(value: float) -> str:
-    """A side's points: halves as ½, other fractions to two places (``0.33``)."""
+    """A side's points: quarters, thirds and halves as ¼ ⅓ ½ ⅔ ¾ (``2¼``), other
+    fractions to two places (``0.17``)."""
     value = float(value)
-    if (value * 2).is_integer():
-        whole = int(value)
-        half = "½" if value != whole else ""
-        return f"{whole or ''}{half}" if half else str(whole)
+    whole = int(value)
+    if value == whole:
+        return str(whole)
+    for (top, bottom), glyph in _FRACTIONS.items():
+        if abs((value - whole) * bottom - top) < 1e-9:
+            return f"{whole or ''}{glyph}"
     return f"{value:.2f}".rstrip("0")
 
 

@@ -18,10 +18,17 @@ const path = "/api/tournaments/" + encodeURIComponent(id);
 let me = null;
 let timer = null;
 
-// A score: halves as ½, other fractions (tables of more sides) to two places.
-const points = (value) => (value === 0.5 ? "½" : Number.isInteger(value) ? String(value)
-  : Number.isInteger(value * 2) ? String(Math.floor(value)) + "½"
-    : String(Math.round(value * 100) / 100));
+// A score: quarters, thirds and halves as ¼ ⅓ ½ ⅔ ¾ (tables of more sides), other
+// fractions to two places (server/tournaments/view.py writes results the same way).
+const FRACTIONS = [[1, 4, "¼"], [1, 3, "⅓"], [1, 2, "½"], [2, 3, "⅔"], [3, 4, "¾"]];
+function points(value) {
+  const whole = Math.trunc(value);
+  if (value === whole) return String(whole);
+  for (const [top, bottom, glyph] of FRACTIONS) {
+    if (Math.abs((value - whole) * bottom - top) < 1e-9) return (whole || "") + glyph;
+  }
+  return String(Math.round(value * 100) / 100);
+}
 let sides = 2;
 const number = (value) => (value === null || value === undefined ? "–" : String(value));
 
