@@ -11,7 +11,7 @@ failure fails only its own action.
 
 When the server is busy (the last batch began less than :data:`BUSY` seconds ago), a
 batch first waits :data:`WINDOW` seconds for more actions to join it, as PostgreSQL's
-``commit_delay`` does: a SQLite commit costs about 0.4 ms of CPU whether it holds one
+``commit_delay`` does: a SQLite commit costs 0.15 to 0.4 ms of CPU whether it holds one
 action or sixteen (its sync to disk), so under load a few milliseconds more before the
 ack buy a good part of an action's CPU. A quiet server commits at once.
 """
