@@ -92,3 +92,23 @@ def throwaway_postgres():
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def server_processes(postgres: PostgresServer, tmp_path_factory, limits: dict | None = None,
+                     count: int = 2):
+    """``count`` `boardlab serve` processes (boardlab.checks.soak.ServerProcess, with flood
+    ``limits``) sharing ``postgres``'s database, each in a folder of its own, started (their
+    URLs in ``.url``); killed however the block ends."""
+    from boardlab.arena.storage import database_url
+    from boardlab.checks.soak import ServerProcess
+    db = database_url(postgres.url)
+    servers = [ServerProcess(tmp_path_factory.mktemp(f"serve{n}"), db, limits)
+               for n in range(count)]
+    try:
+        for server in servers:
+            server.start()
+        yield servers
+    finally:
+        for server in servers:
+            server.kill()

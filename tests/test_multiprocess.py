@@ -11,9 +11,7 @@ import json
 
 import pytest
 
-from boardlab.arena.storage import database_url
-from boardlab.checks.soak import ServerProcess
-from postgres_server import throwaway_postgres
+from postgres_server import server_processes
 
 httpx = pytest.importorskip("httpx")
 websockets = pytest.importorskip("websockets.asyncio.client")
@@ -22,21 +20,10 @@ WAIT = 60.0          # seconds: only bounds a stuck test, never a pass condition
 
 
 @pytest.fixture(scope="module")
-def postgres():
-    with throwaway_postgres() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def two_servers(postgres, tmp_path_factory):
-    db = database_url(postgres.url)
-    servers = [ServerProcess(tmp_path_factory.mktemp(f"serve{n}"), db) for n in range(2)]
-    try:
-        urls = [server.start() for server in servers]
-        yield urls
-    finally:
-        for server in servers:
-            server.kill()
+    """The URLs of two servers on the module's PostgreSQL database."""
+    with server_processes(postgres, tmp_path_factory) as servers:
+        yield [server.url for server in servers]
 
 
 def _create(url: str, seats=("human", "human"), hotseat=False) -> dict:
@@ -49,6 +36,12 @@ def _create(url: str, seats=("human", "human"), hotseat=False) -> dict:
 def _ws(url: str, game_id: str, token: str | None = None) -> str:
     base = url.replace("http", "ws", 1).rstrip("/")
     return f"{base}/ws/{game_id}" + (f"?token={token}" if token else "")
+
+
+def _connect(url: str, game_id: str, token: str | None = None):
+    """The game socket (its handshake bounded by WAIT, not websockets' 10 s, which a loaded
+    machine can miss)."""
+    return websockets.connect(_ws(url, game_id, token), open_timeout=WAIT)
 
 
 async def _next(socket, kind: str) -> dict:
@@ -64,9 +57,9 @@ def test_a_move_made_through_one_process_reaches_the_other(two_servers):
     tokens = [seat["token"] for seat in game["seats"]]
 
     async def play():
-        async with websockets.connect(_ws(a, game["id"], tokens[0])) as first, \
-                websockets.connect(_ws(b, game["id"], tokens[1])) as second, \
-                websockets.connect(_ws(b, game["id"])) as watcher:
+        async with _connect(a, game["id"], tokens[0]) as first, \
+                _connect(b, game["id"], tokens[1]) as second, \
+                _connect(b, game["id"]) as watcher:
             for socket in (first, second, watcher):
                 await _next(socket, "sync")
             await first.send(json.dumps({"type": "action", "seat": 0, "move": "Bc3",
@@ -95,8 +88,8 @@ def test_an_action_through_one_process_ends_the_draw_offer_on_the_other(two_serv
     tokens = [seat["token"] for seat in game["seats"]]
 
     async def play():
-        async with websockets.connect(_ws(a, game["id"], tokens[0])) as first, \
-                websockets.connect(_ws(b, game["id"], tokens[1])) as second:
+        async with _connect(a, game["id"], tokens[0]) as first, \
+                _connect(b, game["id"], tokens[1]) as second:
             for socket in (first, second):
                 await _next(socket, "sync")
             await second.send(json.dumps({"type": "offer_draw", "seat": 1}))
@@ -119,8 +112,8 @@ def test_two_processes_accept_exactly_one_of_two_racing_actions(two_servers):
 
     async def race():
         outcomes = []
-        async with websockets.connect(_ws(a, game["id"], token)) as one, \
-                websockets.connect(_ws(b, game["id"], token)) as two:
+        async with _connect(a, game["id"], token) as one, \
+                _connect(b, game["id"], token) as two:
             version = (await _next(one, "sync"))["version"]
             await _next(two, "sync")
             points = [f"{column}{row}" for row in range(1, 6) for column in "abcde"]

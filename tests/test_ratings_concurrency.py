@@ -32,11 +32,11 @@ from sqlalchemy import create_engine, select
 
 from boardlab.arena.glicko2 import LICHESS, Rating, rate_game
 from boardlab.arena.storage import database_url
-from boardlab.checks.soak import NO_CREATE_LIMIT, ServerProcess
+from boardlab.checks.soak import NO_CREATE_LIMIT
 from boardlab.server.accounts import ratings as rating_module
 from boardlab.server.accounts.schema import history, rated_games, ratings, users
 from boardlab.server.store import Store
-from postgres_server import throwaway_postgres
+from postgres_server import server_processes
 
 httpx = pytest.importorskip("httpx")
 websockets = pytest.importorskip("websockets.asyncio.client")
@@ -49,21 +49,10 @@ ROUNDS = 10          # games per pair: 100 games, 40 for each player
 
 
 @pytest.fixture(scope="module")
-def postgres():
-    with throwaway_postgres() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def two_servers(postgres, tmp_path_factory):
-    db = database_url(postgres.url)
-    servers = [ServerProcess(tmp_path_factory.mktemp(f"serve{n}"), db, NO_CREATE_LIMIT)
-               for n in range(2)]
-    try:
-        yield [server.start() for server in servers], servers
-    finally:
-        for server in servers:
-            server.kill()
+    """Two servers on the module's PostgreSQL database (no create limit): their URLs, them."""
+    with server_processes(postgres, tmp_path_factory, NO_CREATE_LIMIT) as servers:
+        yield [server.url for server in servers], servers
 
 
 # The replay --------------------------------------------------------------------------------

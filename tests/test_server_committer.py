@@ -5,6 +5,7 @@ import sqlite3
 
 import pytest
 
+from boardlab.server.clients import Clock
 from boardlab.server.committer import Committer
 from boardlab.server.store import Action, Conflict, Store, StoreError
 
@@ -156,3 +157,68 @@ def test_a_failed_append_drops_its_connection_and_the_next_one_is_stored(store):
     store.append("g0", 2, Action(0, "third", "k3"), "over")
     assert [a.move for a in store.log("g0")] == ["first", "second", "third"]
     assert store.game("g0").status == "over"
+
+
+class _Gate(Clock):
+    """A clock that stands still, whose sleeps last until the test opens the gate."""
+
+    def __init__(self):
+        self.at = 0.0
+        self.sleeping = asyncio.Event()
+        self.opened = asyncio.Event()
+
+    def now(self) -> float:
+        return self.at
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeping.set()
+        await self.opened.wait()
+
+
+def test_a_busy_committer_lets_later_actions_join_the_batch(store):
+    """Under load a batch waits its window: an action that comes while it waits shares its
+    transaction (one commit, one sync to disk, for both)."""
+    async def play():
+        gate = _Gate()
+        committer = Committer(store, window=0.005, busy=0.05, clock=gate)
+        await committer.append("g0", 0, Action(0, "alone"), "active")   # quiet: at once
+        assert committer.batches == 1 and not gate.sleeping.is_set()
+        first = asyncio.ensure_future(committer.append("g1", 0, Action(0, "a"), "active"))
+        await gate.sleeping.wait()              # busy (the last batch began just now)
+        second = asyncio.ensure_future(committer.append("g2", 0, Action(0, "b"), "active"))
+        await asyncio.sleep(0)
+        gate.opened.set()
+        await asyncio.gather(first, second)
+        return committer.batches
+
+    assert asyncio.run(play()) == 2
+    assert [a.move for a in store.log("g1")] == ["a"]
+    assert [a.move for a in store.log("g2")] == ["b"]
+
+
+def test_a_quiet_committer_commits_at_once(store):
+    async def play():
+        gate = _Gate()
+        committer = Committer(store, window=0.005, busy=0.05, clock=gate)
+        await committer.append("g0", 0, Action(0, "m0"), "active")
+        gate.at += 0.06                         # the last batch began longer ago than busy
+        await committer.append("g0", 1, Action(1, "m1"), "active")
+        return gate.sleeping.is_set(), committer.batches
+
+    assert asyncio.run(play()) == (False, 2)
+    assert [a.move for a in store.log("g0")] == ["m0", "m1"]
+
+
+def test_a_committer_stopped_in_its_window_stores_nothing_of_the_batch(store):
+    async def play():
+        gate = _Gate()
+        committer = Committer(store, clock=gate)
+        await committer.append("g0", 0, Action(0, "m0"), "active")
+        late = asyncio.ensure_future(committer.append("g0", 1, Action(1, "m1"), "active"))
+        await gate.sleeping.wait()
+        committer.running.cancel()              # the loop stops while the batch waits
+        await asyncio.gather(late, return_exceptions=True)
+        return late.cancelled()
+
+    assert asyncio.run(play())
+    assert [a.move for a in store.log("g0")] == ["m0"]

@@ -476,7 +476,8 @@ def test_joining_leaving_and_bad_requests(server):
         "bad_state"                                         # a round robin has begun
     for fields, expected in (({"format": "knockout"}, "bad_request"),
                              ({"spec": "nonsense"}, "bad_spec"),
-                             ({"spec": "cartagena(players=3)"}, "bad_spec"),
+                             ({"spec": "ctor(size=8,teams=2v2)", "rated": True},
+                              "bad_spec"),            # an entrant holds a whole team
                              ({"players": ["nobody"]}, "not_found"),
                              ({"players": ["bob", "Bob"]}, "bad_request"),
                              ({"rounds": 3}, "bad_request"),

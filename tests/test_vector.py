@@ -310,3 +310,34 @@ def test_no_observation_changes_with_another_seats_hidden_cards_or_knowledge(spe
                                           step.obs[i][3 * game.num_seats + 1:])
         step = env.step(env.sample())
     assert changed > 100          # the deals did change hidden cards
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=9)", "carteso(size=7,button=off)",
+                                  "rumbo(size=9)", "rumbo(size=6)"])
+def test_the_observation_and_mask_kept_in_place_are_those_written_afresh(spec):
+    """Over many whole games, the observation and the mask brought up to date after each
+    move (the owners shown where stones gained one, the legal actions near the move)
+    equal the kernel's own written from the row."""
+    env = bv.make(spec, 32, seed=5)
+    kernel, lay = env.kernel, env.layout
+    step, ends = env.reset(), 0
+    for ply in range(300):
+        for i in range(env.n):
+            if step.terminated[i]:
+                continue                  # (written afresh at the end)
+            where = f"{spec}, {ply}, {i}"
+            row, seat = env._rows[i].copy(), int(step.seat[i])
+            obs = np.zeros(env.observation_size, dtype=np.float32)
+            obs[seat] = obs[env.num_seats + seat] = 1.0
+            kernel.functions.vec_observe(row, kernel.tables, seat, obs, lay.planes_at,
+                                         lay.cells_at, lay.scalars_at)
+            np.testing.assert_array_equal(step.obs[i], obs, err_msg=where)
+            legal = np.zeros(env.num_actions, dtype=np.int32)
+            count = kernel.functions.vec_legal(row, kernel.tables, legal)
+            mask = np.zeros(env.num_actions, dtype=bool)
+            mask[legal[:count]] = True
+            np.testing.assert_array_equal(step.mask[i], mask, err_msg=where)
+            assert env._count(i) == count, where
+        ends += int(step.terminated.sum())
+        step = env.step(env.sample())
+    assert ends >= 32

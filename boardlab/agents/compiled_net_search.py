@@ -19,6 +19,7 @@ import numpy as np
 from ..core.game import Game
 from .budgets import CHECK_EVERY, Budgets, settled, simulations_left
 from .compiled_eval import CompiledNet
+from .kernel_ntuple import CompiledNTuple
 from .search_node import Node
 
 
@@ -40,6 +41,12 @@ class CompiledNetSearch(Budgets):
         """The compiled search of this agent's network where the options ask for it
         and the game allows it, else None (the Python tree)."""
         inner = getattr(self.evaluator, "first", self.evaluator)    # (under a blend)
+        if self.options["evaluator"] == "ntuple":
+            if not self.options["compiled"] or not self.fixed or \
+                    given_evaluator is not None or self.options["playout"] != "random":
+                return None
+            return CompiledNTuple.for_ntuple(self.game, inner.net, mix=self.options["mix"],
+                                             c=self.options["c"])
         network = getattr(inner, "network", None)
         if not self.options.get("compiled_net") or not self.fixed or \
                 given_evaluator is not None or \

@@ -6,8 +6,10 @@ seat, for a state that is not over. It may play on a copy but must leave
 ``state`` as it was. One that also gives priors (:class:`GuidingEvaluator`)
 makes MCTS a PUCT search. MCTS takes one by name (``mcts(evaluator=heuristic)``),
 found in the registry of evaluator factories (:func:`register_evaluator`,
-:func:`evaluator_for`: ``rollout``, ``heuristic`` and ``net``, the trained
-network of :mod:`boardlab.nn`), or, from Python, as an object
+:func:`evaluator_for`: ``rollout``, ``heuristic``, ``net``, the trained
+network of :mod:`boardlab.nn`, ``ntuple``, an n-tuple network trained by TD learning,
+and ``best``, the one of those measured strongest for the game, :data:`BEST`), or,
+from Python, as an object
 (``MCTS(game, seat, evaluator=MyNetwork())``).
 
 >>> import boardlab, random
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Protocol
+from functools import cache
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -27,6 +30,8 @@ from ..core.errors import OptionError
 from ..core.game import Game, State
 from ..nn.features import BoardFeatures
 from ..nn.net import NetworkEvaluator, load_network
+from ..nn.ntuple import load_ntuple
+from ..nn.ntuple_eval import NTupleEvaluator
 
 
 class Evaluator(Protocol):
@@ -242,6 +247,72 @@ def network_search(game: Game, options: dict, given: frozenset, agent: str) -> E
                    options["mix"], priors)
 
 
+def ntuple_search(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
+    """``evaluator=ntuple``: an n-tuple network trained by TD learning
+    (:mod:`boardlab.nn.ntuple`; option ``net``, else the weights shipped for the game's
+    spec) at the leaves, mixed with a rollout's value by ``mix``. ``mcts`` runs it inside
+    the compiled search where the game allows (``agents.kernel_ntuple``)."""
+    network = NTupleEvaluator(game, load_ntuple(game, options["net"]))
+    return blended(network, make_evaluator("rollout", options["rollout_turns"],
+                                           options["playout"], options["horizon"]),
+                   options["mix"])
+
+
+class Best(NamedTuple):
+    """One row of :data:`BEST`: up to ``seconds`` a move (the search's ``time``), the
+    evaluator ``name`` with ``options`` beat ``mcts`` with rollouts at equal time, as the
+    measurements in ``record`` (a folder of results/learning) show."""
+
+    seconds: float
+    name: str
+    options: dict
+    record: str
+
+
+#: What ``evaluator=best`` uses for a game configuration, by a spec of it (any spelling:
+#: matched by the game's own spec): rows of :class:`Best`, the shortest time first; the
+#: first whose ``seconds`` covers the search's ``time`` is used (docs/learning.md,
+#: "evaluator=best"). A configuration not listed (every other game and size), a longer
+#: time, or a search with no ``time`` (a number of simulations, a level) gets plain
+#: rollouts: no learned evaluator was measured to win there.
+BEST: dict[str, tuple[Best, ...]] = {
+    "carteso(size=9)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
+    "carteso(size=11)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
+}
+
+
+@cache
+def best_rows() -> dict[str, tuple[Best, ...]]:
+    """:data:`BEST` by each configuration's own spec (``Game.spec``)."""
+    from ..core.registry import make
+    return {make(spec).spec: rows for spec, rows in BEST.items()}
+
+
+def best_evaluator(game: Game, seconds: float = 0.0) -> tuple[str, dict]:
+    """(name, options) of the evaluator ``evaluator=best`` picks for ``game`` at
+    ``seconds`` a move (0: no time given) (see :data:`BEST`; rollouts where no row
+    covers it)."""
+    for row in best_rows().get(game.spec, ()):
+        if 0 < seconds <= row.seconds:
+            return row.name, dict(row.options)
+    return "rollout", {}
+
+
+def best_search(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
+    """``evaluator=best``: the evaluator :func:`best_evaluator` picks for the search's
+    ``time``, its options filled in where the spec left them out;
+    ``options["evaluator"]`` becomes its name (so the search runs compiled as that
+    evaluator would)."""
+    name, extra = best_evaluator(game, options.get("time", 0.0))
+    options["evaluator"] = name
+    for key, value in extra.items():
+        if key not in given:
+            options[key] = value
+    return evaluator_for(name, game, options, given, agent)
+
+
 for _name in EVALUATORS:
     register_evaluator(_name, _plain(_name))
 register_evaluator("net", network_search)
+register_evaluator("ntuple", ntuple_search)
+register_evaluator("best", best_search)

@@ -133,20 +133,27 @@ def available(game: Game) -> bool:
 
 def prepare(game: Game, network: Network, features: BoardFeatures | None = None) -> Leaf:
     """The arrays of :class:`Leaf` for ``game`` and ``network`` (see :func:`available`)."""
+    features = features or BoardFeatures(game)
+    net = compiled_net.pack(network, features.board_planes)
+    return prepare_observer(game, features)._replace(net=net,
+                                                     work=compiled_net.scratch_for(net))
+
+
+def prepare_observer(game: Game, features: BoardFeatures) -> Leaf:
+    """A :class:`Leaf` that observes ``game``'s leaves, with no network (``net`` and
+    ``work`` empty: another evaluator's arrays go there)."""
     kernel = game.vector_kernel()
     if kernel is None:
         raise BoardlabError(f"{game.spec}: no vector kernel observes its positions")
-    features = features or BoardFeatures(game)
     lay = layout(game.spec, features.encoder, kernel)
     seats = len(features.encoder.seats)
     geom = np.array([seats, features.header, features.board_cells.stop, features.scalars],
                     dtype=np.int64)
-    net = compiled_net.pack(network, features.board_planes)
     return Leaf(kernel.tables, np.array(kernel.initial, copy=True),
                 np.zeros(features.encoder.size, dtype=np.float32), lay.planes_at,
                 lay.cells_at, lay.scalars_at, geom,
-                np.zeros(features.scalars, dtype=np.float32), net,
-                compiled_net.scratch_for(net), np.zeros(game.num_actions, dtype=np.float32),
+                np.zeros(features.scalars, dtype=np.float32), (), (),
+                np.zeros(game.num_actions, dtype=np.float32),
                 np.zeros(seats, dtype=np.float32))
 
 

@@ -15,17 +15,21 @@ MCTS_OPTIONS: tuple[Option, ...] = (
            "new move only while no tried move scores U or more (0: every move is tried "
            "once before any is tried again)", minimum=0),
     Option("evaluator", str, "rollout", "how a new leaf is valued: rollout (random play "
-           "through the game's kernel), heuristic (the game's quick estimate) or net (a "
-           "trained network's value, its priors guiding the search by PUCT)",
+           "through the game's kernel), heuristic (the game's quick estimate), net (a "
+           "trained network's value, its priors guiding the search by PUCT), ntuple (an "
+           "n-tuple network trained by TD learning, in the compiled search) or best (the "
+           "one measured strongest at equal time for the game, rollout where none is: "
+           "docs/learning.md)",
            choices=evaluator_names()),
-    Option("net", str, "", "evaluator=net: the network file (default: the one shipped "
-           "for the game's spec, see docs/learning.md)"),
+    Option("net", str, "", "evaluator=net or ntuple: the weights file (default: the one "
+           "shipped for the game's spec, see docs/learning.md)"),
     Option("c_puct", float, 1.5, "evaluator=net: exploration constant of PUCT",
            minimum=0),
     Option("priors", bool, True, "evaluator=net: its priors guide the search by PUCT "
            "(false: UCT, the network valuing the leaves only)"),
-    Option("mix", float, 0.0, "evaluator=net: a leaf is worth this share of a rollout's "
-           "value and the rest of the network's (0.5: half each; 0: the network alone)",
+    Option("mix", float, 0.0, "evaluator=net or ntuple: a leaf is worth this share of a "
+           "rollout's value and the rest of the network's (0.5: half each; 0: the network "
+           "alone)",
            minimum=0, maximum=1),
     Option("net_at", str, "", "evaluator=net: where the network values a "
            "simulation: at its new leaf, or (horizon) where the leaf's rollout stops, "

@@ -22,7 +22,7 @@ from ..core.registry import make
 from .executor import execute
 from . import tiebreaks
 from .game_runner import TimeControl
-from .pairing import Result
+from .tables import Table
 from .ratings import Rating, bradley_terry, openskill_ratings
 from .schedule import default_deals, schedule, seat_players, side_scores, sides_of
 from .storage import Store
@@ -89,7 +89,7 @@ class Standing:
     losses: int = 0
     forfeits: int = 0
     rating: Rating | None = None
-    buchholz: float | None = None          # two-sided games (arena/tiebreaks.py)
+    buchholz: float | None = None          # arena/tiebreaks.py
     sonneborn_berger: float | None = None
 
     @property
@@ -226,7 +226,7 @@ class Tournament:
 
 
 def ratings_kind(game) -> str:
-    return "Elo (Bradley-Terry)" if len(sides_of(game)) == 2 else "OpenSkill mu"
+    return tiebreaks.rating_kind(len(sides_of(game)))
 
 
 def standings(game, names: list[str], rows) -> list[Standing]:
@@ -239,19 +239,16 @@ def standings(game, names: list[str], rows) -> list[Standing]:
         _count(game, table, row)
     for rating in ratings(game, names, rows):
         table[rating.name].rating = rating
-    if len(sides_of(game)) == 2:
-        for line in tiebreaks.standings(names, [_result(row) for row in rows],
-                                        "round-robin"):
-            table[line.player].buchholz = line.buchholz
-            table[line.player].sonneborn_berger = line.sonneborn_berger
+    for line in tiebreaks.standings(names, [_table(row) for row in rows], "round-robin"):
+        table[line.player].buchholz = line.buchholz
+        table[line.player].sonneborn_berger = line.sonneborn_berger
     return sorted(table.values(), key=lambda s: (-(s.rating.rating if s.rating else 0),
                                                  -s.score, s.name))
 
 
-def _result(row) -> Result:
-    """A stored two-sided game as the arena's one result type (tie-breaks)."""
-    return Result(row.sides[0], row.sides[1], row.scores[0],
-                  "forfeit" if row.forfeit else None)
+def _table(row) -> Table:
+    """A stored game as the arena's one result type (tie-breaks)."""
+    return Table(tuple(row.sides), tuple(row.scores), "forfeit" if row.forfeit else None)
 
 
 def _count(game, table: dict, row) -> None:

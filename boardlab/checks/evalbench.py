@@ -10,6 +10,9 @@ For one game configuration, CPU microseconds a simulation of:
   the ``network`` (its compiled forward pass) and the ``tree`` (the rest: selection,
   expansion with priors, moves, back-up);
 - ``python``: the Python tree asking the network (``agent`` without ``compiled_net``);
+- with an n-tuple search (``mcts(evaluator=ntuple,...)``, compiled by default) as
+  ``agent``: ``compiled`` is its search, ``network`` its lookups, ``python`` the Python
+  tree asking it (``compiled=false``), and no ``small``;
 - ``small``: the compiled network search with an untrained network of ``small``
   (channels, blocks), what a network of that size would cost;
 
@@ -120,11 +123,38 @@ def _small_cost(game, states: list, seconds: float, size: tuple[int, int]) -> fl
     return statistics.median(costs)
 
 
+def _ntuple_parts(game, states: list, net: str, times: int = 400) -> tuple[float, float]:
+    """CPU microseconds of a leaf's features and of the n-tuple lookups of weights
+    ``net`` (a file; "": the shipped ones), medians over ``states``."""
+    from ..agents.kernel_eval_tree import compiled as ket_compiled
+    from ..agents.kernel_ntuple import CompiledNTuple
+    from ..nn.ntuple import load_ntuple, value_repeat
+
+    search = CompiledNTuple(game, load_ntuple(game, net))
+    leaf = search.leaf
+    observed, looked = [], []
+    for state in states:
+        kernel, buf = state.search_kernel()[:2]
+        history, seat = state.history, state.acting_seats()[0]
+        observe = ket_compiled(kernel, search.functions)[3]
+        args = (buf.copy(), len(history), history[-1][1] if history else -1, seat, leaf)
+        observe(*args, 1)
+        cpu = time.process_time()
+        observe(*args, times)
+        observed.append((time.process_time() - cpu) / times * 1e6)
+        value_repeat(leaf.obs, seat, leaf.net, 1)
+        cpu = time.process_time()
+        value_repeat(leaf.obs, seat, leaf.net, times)
+        looked.append((time.process_time() - cpu) / times * 1e6)
+    return statistics.median(observed), statistics.median(looked)
+
+
 def network_options(agent: str) -> tuple[str, bool]:
     """(the ``net`` option, the ``priors`` option) of the network search ``agent``."""
     name, raw = parse_spec(agent)
-    if name != "mcts" or str(raw.get("evaluator", "")).lower() != "net":
-        raise BoardlabError(f"--eval-agent {agent!r}: an mcts(evaluator=net,...) search")
+    if name != "mcts" or str(raw.get("evaluator", "")).lower() not in ("net", "ntuple"):
+        raise BoardlabError(f"--eval-agent {agent!r}: an mcts(evaluator=net,...) or "
+                            f"mcts(evaluator=ntuple,...) search")
     priors = str(raw.get("priors", "true")).lower() not in _FALSE
     return str(raw.get("net", "")), priors
 
@@ -140,6 +170,14 @@ def bench_eval(spec: str, seconds: float = 1.0, runs: int = 3, seed: int = 1,
     states = _positions(game, runs, seed)
     rollout = _search_cost(game, "mcts", states, seconds)
     net, policy = network_options(agent)
+    if "evaluator=ntuple" in agent.replace(" ", ""):     # lookups, not a network
+        compiled = _search_cost(game, agent, states, seconds)
+        python = _search_cost(game, with_options(agent, compiled=False), states, seconds)
+        features, lookups = _ntuple_parts(game, states, net)
+        return {"spec": spec, "runs": runs, "agent": agent, "rollout_us": rollout,
+                "compiled_us": compiled, "features_us": features, "network_us": lookups,
+                "tree_us": compiled - features - lookups, "python_us": python,
+                "small": [], "small_us": float("nan"), "ratio": compiled / rollout}
     compiled = _search_cost(game, with_options(agent, compiled_net=True), states, seconds)
     python = _search_cost(game, with_options(agent, compiled_net=False), states,
                           seconds)

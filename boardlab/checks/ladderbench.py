@@ -28,10 +28,9 @@ import sys
 import time
 from collections import defaultdict
 
-from .loadbench import (DEFAULT_THINK, TARGET_P95, Load, _first_game, _mib, _used, cpu_seconds,
-                        peak_rss, percentile, server_log)
-from .soak import (NO_CREATE_LIMIT, START_WAIT, WAIT, ServerProcess, SoakError, _libraries,
-                   _ws, http_limits, workspace)
+from .loadbench import (DEFAULT_THINK, Load, _first_game, conclude, cpu_seconds, measured,
+                        run_servers)
+from .soak import START_WAIT, WAIT, SoakError, _libraries, _ws, http_limits, workspace
 
 CSRF = {"X-Boardlab-CSRF": "1"}
 DIRECTOR = "ladder-director"
@@ -130,7 +129,7 @@ class Ladder(Load):
 
 async def _ladder(url: str, spec: str, players: list[str], tokens: list[str], password: str,
                   at_once: int, seconds: float, seed: int, think: float, out,
-                  pid: int | None) -> dict:
+                  pids: list[int]) -> dict:
     httpx, _, _ = _libraries()
     async with httpx.AsyncClient(timeout=START_WAIT, limits=http_limits()) as client:
         await _first_game(client, url, spec)     # the game's kernels loaded: not measured
@@ -150,7 +149,7 @@ async def _ladder(url: str, spec: str, players: list[str], tokens: list[str], pa
         streams = [asyncio.create_task(state.bot(token, random.Random(rng.random())))
                    for token in tokens]
         await asyncio.wait_for(state.open.wait(), WAIT)
-        cpu_before = cpu_seconds(pid) if pid else None
+        cpu_before = [cpu_seconds(pid) for pid in pids]
         started = time.monotonic()
         state.until = started + seconds
         begun = await client.post(url + f"api/tournaments/{tournament}/start", headers=CSRF)
@@ -165,34 +164,17 @@ async def _ladder(url: str, spec: str, players: list[str], tokens: list[str], pa
             print(f"{time.monotonic() - started:.0f} s: {state.actions} actions, "
                   f"{len(state.live)} games being played, {state.finished} finished, "
                   f"errors {sum(state.error_count.values())}", file=out, flush=True)
-        cpu_after = cpu_seconds(pid) if pid else None
+        cpu_after = [cpu_seconds(pid) for pid in pids]
         await client.post(url + f"api/tournaments/{tournament}/end", headers=CSRF)
         for task in streams:
             task.cancel()
         await asyncio.gather(*streams, *state.tasks, return_exceptions=True)
 
-    def ms(values, share):
-        value = percentile(values, share)
-        return None if value is None else round(value * 1000, 1)
-
-    cpu = _used(cpu_after, cpu_before)
-    return {"spec": spec, "players": len(players), "bots": len(tokens),
+    return {"cpu_before": cpu_before, "cpu_after": cpu_after,
+            "spec": spec, "players": len(players), "bots": len(tokens),
             "games_at_once_per_player": at_once, "seconds": seconds, "think": think,
-            "games_started": state.games, "games_finished": state.finished,
             "games_at_once_reached": state.most_at_once,
-            "games_at_once_paired": paired_most,
-            "actions": state.actions,
-            "actions_per_second": round(state.actions / seconds, 1),
-            "ack_ms": {"p50": ms(state.ack, 0.5), "p95": ms(state.ack, 0.95),
-                       "p99": ms(state.ack, 0.99), "max": ms(state.ack, 1.0)},
-            "update_ms": {"p50": ms(state.update, 0.5), "p95": ms(state.update, 0.95),
-                          "p99": ms(state.update, 0.99), "max": ms(state.update, 1.0),
-                          "count": len(state.update)},
-            "errors": sum(state.error_count.values()),
-            "errors_by_kind": dict(state.error_count), "error_samples": state.errors,
-            "server_cpu_seconds": None if cpu is None else round(cpu, 1),
-            "server_cpu_ms_per_action": None if cpu is None or not state.actions
-            else round(cpu * 1000 / state.actions, 2)}
+            "games_at_once_paired": paired_most, **measured(state, seconds)}
 
 
 def ladder(spec: str, bots: int = 50, games: int = 200, seconds: float = 60,
@@ -210,22 +192,7 @@ def ladder(spec: str, bots: int = 50, games: int = 200, seconds: float = 60,
     with workspace(db) as (folder, url):
         password, tokens = prepare(url, bots)
         players = bot_names(bots) + [f"ai-{level}" for level in range(1, house + 1)]
-        server = ServerProcess(folder, url, NO_CREATE_LIMIT)
-        try:
-            base = server.start()
-            pid = server.process.pid if server.process else None
-            report = asyncio.run(_ladder(base, spec, players, tokens, password, at_once,
-                                         seconds, seed, think, out, pid))
-            rss = _mib(peak_rss(pid)) if pid else None
-        finally:
-            server.close()
-        report["server_log"] = server_log(folder)
-    report["server_peak_rss_mib"] = rss
-    report["database"] = "postgresql" if url.startswith("postgresql") else "sqlite"
-    report["seed"] = seed
-    p95 = [report["ack_ms"]["p95"], report["update_ms"]["p95"]]
-    report["target"] = f"{games} games at once, p95 < {TARGET_P95 * 1000:.0f} ms, 0 errors"
-    report["target_met"] = report["errors"] == 0 and None not in p95 and \
-        max(p95) < TARGET_P95 * 1000 and report["games_at_once_reached"] >= games
-    report["ok"] = report["errors"] == 0 and report["actions"] > 0
-    return report
+        report = run_servers([folder], url, lambda bases, pids: _ladder(
+            bases[0], spec, players, tokens, password, at_once, seconds, seed, think, out,
+            pids))
+    return conclude(report, url, seed, games_at_once=games)

@@ -102,8 +102,13 @@ def _print_eval(args, specs, keep) -> int:
         print(f"{spec:<20} {result['rollout_us']:>8.1f} {result['compiled_us']:>9.1f} "
               f"{result['features_us']:>9.2f} {result['network_us']:>8.1f} "
               f"{result['tree_us']:>6.1f} {result['python_us']:>8.1f} "
-              f"{result['small_us']:>11.1f} {result['ratio']:>6.2f}", flush=True)
+              f"{_small(result['small_us']):>11} {result['ratio']:>6.2f}", flush=True)
     return 0
+
+
+def _small(us: float) -> str:
+    """The small network's figure, or - where none was timed (an n-tuple search)."""
+    return "-" if us != us else f"{us:.1f}"
 
 
 def add_parsers(sub) -> None:
@@ -131,7 +136,8 @@ def add_parsers(sub) -> None:
                        "time an untrained network of C channels and B blocks (default 8x2)")
     bench.add_argument("--eval-agent", metavar="AGENT", default=AGENT, help="--eval: the "
                        "network search timed, e.g. with net=FILE (another network) or "
-                       "priors=false (no policy head); run both compiled and not (default: "
+                       "priors=false (no policy head), or an n-tuple search, "
+                       "mcts(evaluator=ntuple); run both compiled and not (default: "
                        "%(default)s)")
     bench.add_argument("--json-out", metavar="FILE", help="also append each figure to FILE "
                        "as a JSON line (spec, mode, rate, runs, date, commit, load)")

@@ -96,6 +96,25 @@ def _processes_argument(parser, what: str) -> None:
                         f"needs --db postgresql://...: {what}")
 
 
+def _db_argument(parser) -> None:
+    """Add ``--db`` (the server's database) to ``parser``."""
+    parser.add_argument("--db", help="database URL or SQLite file (default: a file in a "
+                        "temporary folder)")
+
+
+def _timed_arguments(parser, seconds: float) -> None:
+    """Add what the load and ladder benchmarks share to ``parser``: ``--seconds``,
+    ``--db``, ``--spec`` and ``--think``."""
+    parser.add_argument("--seconds", type=float, default=seconds,
+                        help=f"how long (default {seconds:g})")
+    _db_argument(parser)
+    parser.add_argument("--spec", default=LOAD_SPEC, help="the game played, two seats "
+                        f"(default {LOAD_SPEC})")
+    parser.add_argument("--think", type=float, default=1.0, help="mean seconds a bot "
+                        "thinks before a move, uniform over 0 to twice it (default 1: a "
+                        "quick person; 0: it answers at once, a saturation test)")
+
+
 def add_parsers(sub) -> None:
     """The subcommand soak and its checks."""
     soak = sub.add_parser("soak", help="soak a real server: SIGKILL-and-restart durability, "
@@ -111,8 +130,7 @@ def add_parsers(sub) -> None:
                          "(default 200)")
     durable.add_argument("--games", type=int, default=4, help="games played at once, two "
                          "WebSocket clients each (default 4)")
-    durable.add_argument("--db", help="database URL or SQLite file (default: a file in a "
-                         "temporary folder)")
+    _db_argument(durable)
     durable.add_argument("--seed", type=int, help="seed of the bots and the kill times")
     _processes_argument(durable, "the bots use both; each restart kills one in turn, every "
                         "fourth both")
@@ -122,8 +140,7 @@ def add_parsers(sub) -> None:
                                "different actions at one version; exactly one is accepted")
     racing.add_argument("--trials", type=int, default=1000, help="trials (default 1000)")
     racing.add_argument("--seed", type=int, help="seed of the moves chosen")
-    racing.add_argument("--db", help="database URL or SQLite file (default: a file in a "
-                        "temporary folder)")
+    _db_argument(racing)
     _processes_argument(racing, "the two racing connections go to different ones")
     racing.add_argument("--spec", default=SOAK_SPEC, help="the game played, two seats "
                         f"(default {SOAK_SPEC})")
@@ -141,14 +158,7 @@ def add_parsers(sub) -> None:
                                "acks and updates, errors, the server's peak memory")
     loaded.add_argument("--games", type=int, default=200, help="games played at once, two "
                         "WebSocket bots each (default 200)")
-    loaded.add_argument("--seconds", type=float, default=180, help="how long (default 180)")
-    loaded.add_argument("--db", help="database URL or SQLite file (default: a file in a "
-                        "temporary folder)")
-    loaded.add_argument("--spec", default=LOAD_SPEC, help="the game played, two seats "
-                        f"(default {LOAD_SPEC})")
-    loaded.add_argument("--think", type=float, default=1.0, help="mean seconds a bot "
-                        "thinks before a move, uniform over 0 to twice it (default 1: a "
-                        "quick person; 0: it answers at once, a saturation test)")
+    _timed_arguments(loaded, 180)
     _processes_argument(loaded, "each game's two seats play through different ones")
     loaded.add_argument("--seed", type=int, help="seed of the bots")
     laddered = checks.add_parser("ladder", help="a ladder of bot accounts playing through "
@@ -161,13 +171,7 @@ def add_parsers(sub) -> None:
     laddered.add_argument("--games", type=int, default=200, help="games at once the ladder "
                           "is to hold: each player may be in ceil(2 x games / players) "
                           "(default 200)")
-    laddered.add_argument("--seconds", type=float, default=60, help="how long (default 60)")
-    laddered.add_argument("--db", help="database URL or SQLite file (default: a file in a "
-                          "temporary folder)")
-    laddered.add_argument("--spec", default=LOAD_SPEC, help="the game played, two seats "
-                          f"(default {LOAD_SPEC})")
-    laddered.add_argument("--think", type=float, default=1.0, help="mean seconds a bot "
-                          "thinks before a move (default 1; 0: at once)")
+    _timed_arguments(laddered, 60)
     laddered.add_argument("--seed", type=int, help="seed of the bots")
     reliable = checks.add_parser("reliability", help="in turn, for a bounded time: fuzzed "
                                  "records, hidden views of random positions, hostile "

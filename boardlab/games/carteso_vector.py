@@ -25,7 +25,14 @@ def vec_legal(row, tables, out):
 @njit(cache=True, inline="always")
 def vec_play(row, tables, action):
     scratch, nbr, diag, cfg = tables
-    K.play(row, scratch, cfg[C_N], nbr, diag, action)
+    n = cfg[C_N]
+    P = n * n
+    if action < 2 * P:                    # a placement, the kernel's own inlined
+        K._place(row, scratch, n, nbr, action % P, 1 + action // P)
+    elif action == 2 * P:
+        K.pass_turn(row)
+    else:
+        K.take_button(row)
     base = cfg[C_BASE]
     row[base + X_MOVES] += 1
     row[base + X_LAST] = action
@@ -56,7 +63,7 @@ def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[3]
     n = cfg[C_N]
     P = n * n
-    observe_step(row, n, K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
+    observe_step(row, n, tables[1], K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
                  K.META + K.A_OWNER * P, K.M_SCORE_V, cfg[C_BASE], obs, planes_at, cells_at)
     _numbers(row, cfg, obs, scalars_at)
     return True

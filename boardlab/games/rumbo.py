@@ -158,8 +158,7 @@ class Rumbo(TerritoryGame):
             return None
         state = self.new_initial_state()
         cfg = TV.config(self, len(state.buf))
-        tables = (self.topology.nbr, self.topology.degree, cfg,
-                  V.near_table(self.topology.nbr))
+        tables = (self.topology.nbr, self.topology.degree, cfg)
         return TV.declare(self, V, tables, state.buf, passes=False,
                           narrow=True)     # counts, sizes and cells: at most 4P
 

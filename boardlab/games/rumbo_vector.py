@@ -2,7 +2,6 @@
 only the row's own entries and the observation (see ``territory_vector``)."""
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from . import rumbo_kernel as K
@@ -20,51 +19,56 @@ def vec_reset(row, tables, initial, seed):
 
 @njit(cache=True, inline="always")
 def vec_legal(row, tables, out):
-    nbr, degree, cfg, _ = tables
+    nbr, degree, cfg = tables
     return K.legal(row, cfg[C_N], nbr, degree, out)
 
 
 @njit(cache=True, inline="always")
 def vec_mask_step(row, tables, action, mask, count):
-    """The mask after the placement ``action`` (the game goes on): only the points
-    within two steps of its cell can change (a point's legality reads the point and
-    its neighbours' stones and counts; the placement changes its cell and its
-    neighbours' counts). Returns the new count."""
-    nbr, degree, cfg, near = tables
+    """The mask after the placement ``action`` (the game goes on). A point's legality
+    reads the point and what its empty neighbours' stone counts say (the holes a stone
+    next to them would make); the placement fills its cell and changes its neighbours'
+    counts, so only its cell, its empty neighbours and their empty neighbours can
+    change (a stone's count makes no hole). Returns the new count."""
+    nbr, degree, cfg = tables
     n = cfg[C_N]
     P = n * n
     x = action % P
-    for k in range(near.shape[1]):
-        y = near[x, k]
-        if y < 0:
-            break
-        black, white = K.legal_colours(row, n, nbr, degree, y)
-        count += (1 if black else 0) - (1 if mask[y] else 0) + (1 if white else 0) \
-            - (1 if mask[P + y] else 0)
-        mask[y] = black
-        mask[P + y] = white
+    count -= (1 if mask[x] else 0) + (1 if mask[P + x] else 0)
+    mask[x] = False
+    mask[P + x] = False
+    ob = K.META + K.A_BOARD * P
+    for d in range(4):
+        q = nbr[x, d]
+        if q < 0 or row[ob + q] != K.EMPTY:
+            continue
+        count += _recheck(row, n, nbr, degree, q, mask)
+        for e in range(4):
+            y = nbr[q, e]
+            if y >= 0 and y != x and row[ob + y] == K.EMPTY:
+                count += _recheck(row, n, nbr, degree, y, mask)
     return count
 
 
-def near_table(nbr: np.ndarray) -> np.ndarray:
-    """Per point, the points at most two steps away (itself first), -1 after them."""
-    rows = []
-    for x in range(len(nbr)):
-        one = [q for q in nbr[x] if q >= 0]
-        seen = [x] + one
-        for q in one:
-            seen += [r for r in nbr[q] if r >= 0 and r not in seen]
-        rows.append(list(dict.fromkeys(seen)))
-    table = np.full((len(nbr), max(map(len, rows))), -1, dtype=np.int64)
-    for x, row in enumerate(rows):
-        table[x, :len(row)] = row
-    return table
+@njit(cache=True, inline="always")
+def _recheck(row, n, nbr, degree, y, mask):
+    """Write the empty point ``y``'s legality for both colours to the mask; how many
+    legal actions that adds (or, negative, takes away)."""
+    P = n * n
+    black, white = K.legal_colours(row, n, nbr, degree, y)
+    change = (1 if black else 0) - (1 if mask[y] else 0) + (1 if white else 0) \
+        - (1 if mask[P + y] else 0)
+    mask[y] = black
+    mask[P + y] = white
+    return change
 
 
 @njit(cache=True, inline="always")
 def vec_play(row, tables, action):
-    nbr, degree, cfg, _ = tables
-    K.play(row, cfg[C_N], nbr, action)
+    nbr, degree, cfg = tables
+    n = cfg[C_N]
+    P = n * n
+    K._place(row, n, nbr, action % P, 1 + action // P)    # (every action places)
     base = cfg[C_BASE]
     row[base + X_MOVES] += 1
     row[base + X_LAST] = action
@@ -96,7 +100,7 @@ def vec_observe_step(row, tables, seat, obs, planes_at, cells_at, scalars_at):
     cfg = tables[2]
     n = cfg[C_N]
     P = n * n
-    observe_step(row, n, K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
+    observe_step(row, n, tables[0], K.META + K.A_BOARD * P, K.META + K.A_PARENT * P,
                  K.META + K.A_OWNER * P, K.M_SCORE_V, cfg[C_BASE], obs, planes_at, cells_at)
     scalars(row, cfg, 2 * row[K.M_SCORE_V], 2 * row[K.M_SCORE_H] + cfg[C_KOMI], obs,
             scalars_at)

@@ -99,12 +99,12 @@ def packed_scores(row, score_at, P):
 
 
 @njit(cache=True, inline="always")
-def observe_step(row, n, ob, opar, oown, score_at, base, obs, planes_at, cells_at):
+def observe_step(row, n, nbr, ob, opar, oown, score_at, base, obs, planes_at, cells_at):
     """Bring the board planes of the row's last observation (in ``obs``) up to date after
     one move: the stone placed, the ``last`` mark moved and, where some stone gained an
     owner (either score changed: a claim, or a stone joining a claimed group), the
     owner of every stone not yet shown with one (a claim is for good: a stone once
-    owned stays so, by the same side)."""
+    owned stays so, by the same side): see :func:`show_owners`."""
     P = n * n
     shown, last = row[base + X_SEEN_LAST], row[base + X_LAST]
     if 0 <= shown < 2 * P:
@@ -115,19 +115,79 @@ def observe_step(row, n, ob, opar, oown, score_at, base, obs, planes_at, cells_a
         obs[planes_at[2] + cells_at[x]] = 1.0
     row[base + X_SEEN_LAST] = last
     scores = packed_scores(row, score_at, P)
-    if scores != row[base + X_SEEN_SCORES]:
+    seen = row[base + X_SEEN_SCORES]
+    if scores != seen:
         row[base + X_SEEN_SCORES] = scores
-        vertical, horizontal = planes_at[3], planes_at[4]
-        for x in range(P):
-            if row[ob + x] == 0:
-                continue
-            at = cells_at[x]
-            if obs[vertical + at] != 0.0 or obs[horizontal + at] != 0.0:
-                continue
-            owner = row[oown + find_at(row, opar, x)]
-            if owner >= 0:
-                obs[planes_at[3 + owner] + at] = 1.0
+        show_owners(row, n, nbr, ob, opar, oown, seen, scores, last, obs, planes_at,
+                    cells_at)
     return True
+
+
+@njit(cache=True)
+def show_owners(row, n, nbr, ob, opar, oown, seen, scores, last, obs, planes_at, cells_at):
+    """Show the owner of every stone that gained one since the observation showing the
+    packed scores ``seen`` (-1: not known) was written; the row's scores are now
+    ``scores``, after the action ``last``.
+
+    The scores count the stones in claimed groups, so they grew by as many stones as
+    gained an owner. Those of one group are joined through stones not yet shown owned
+    (a group claimed whole, or the stones a claimed group absorbed with the placed
+    one), so they are flooded from the placed stone and its neighbours: every claim of
+    Rumbo's is there, and every one of Carteso's but a far one (a group of the other
+    colour whose region shrank to its box); any left are looked for on the whole board,
+    until none is."""
+    P = n * n
+    vertical, horizontal = planes_at[3], planes_at[4]
+    left = P + 1                                  # how many to find (unknown: all)
+    if seen >= 0:
+        left = scores // (P + 1) + scores % (P + 1) - seen // (P + 1) - seen % (P + 1)
+    if 0 <= last < 2 * P:
+        x = last % P
+        stack = np.empty(P, dtype=np.int64)
+        for k in range(-1, nbr.shape[1]):
+            if left <= 0:
+                return
+            y = x if k < 0 else nbr[x, k]
+            if y < 0:
+                continue
+            colour = row[ob + y]
+            at = cells_at[y]
+            if colour == 0 or obs[vertical + at] != 0.0 or obs[horizontal + at] != 0.0:
+                continue
+            owner = row[oown + find_at(row, opar, y)]
+            if owner < 0:
+                continue
+            plane = planes_at[3 + owner]
+            obs[plane + at] = 1.0
+            left -= 1
+            stack[0] = y
+            top = 1
+            while top > 0:
+                top -= 1
+                z = stack[top]
+                for d in range(nbr.shape[1]):
+                    q = nbr[z, d]
+                    if q < 0 or row[ob + q] != colour:
+                        continue
+                    aq = cells_at[q]
+                    if obs[vertical + aq] != 0.0 or obs[horizontal + aq] != 0.0:
+                        continue
+                    obs[plane + aq] = 1.0
+                    left -= 1
+                    stack[top] = q
+                    top += 1
+    for x in range(P):
+        if left <= 0:
+            return
+        if row[ob + x] == 0:
+            continue
+        at = cells_at[x]
+        if obs[vertical + at] != 0.0 or obs[horizontal + at] != 0.0:
+            continue
+        owner = row[oown + find_at(row, opar, x)]
+        if owner >= 0:
+            obs[planes_at[3 + owner] + at] = 1.0
+            left -= 1
 
 
 @njit(cache=True)

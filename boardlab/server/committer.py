@@ -8,21 +8,33 @@ wait and go together in the next one, in one transaction with one disk sync
 nothing waits longer than before; under load, the cost of a commit (the database round
 trip, SQLAlchemy's work, SQLite's sync to disk) is shared by the batch. A conflict or a
 failure fails only its own action.
+
+When the server is busy (the last batch began less than :data:`BUSY` seconds ago), a
+batch first waits :data:`WINDOW` seconds for more actions to join it, as PostgreSQL's
+``commit_delay`` does: a SQLite commit costs 0.15 to 0.4 ms of CPU whether it holds one
+action or sixteen (its sync to disk), so under load a few milliseconds more before the
+ack buy a good part of an action's CPU. A quiet server commits at once.
 """
 from __future__ import annotations
 
 import asyncio
 
+from .clients import Clock
 from .store import Action, Store, StoreError
 
 MAX_BATCH = 256             # actions in one transaction
+WINDOW = 0.005              # seconds a busy server's batch waits for more actions
+BUSY = 0.05                 # busy: the last batch began less than this many seconds ago
 
 
 class Committer:
     """Stores actions for the rooms of one hub, a batch at a time."""
 
-    def __init__(self, store: Store):
-        self.store = store
+    def __init__(self, store: Store, window: float = WINDOW, busy: float = BUSY,
+                 clock: Clock | None = None):
+        self.store, self.window, self.busy = store, window, busy
+        self.clock = clock or Clock()
+        self.began: float | None = None     # when the last batch began (clock.now())
         self.waiting: list[tuple[tuple[str, int, Action, str], asyncio.Future]] = []
         self.running: asyncio.Task | None = None
         self.batches = 0                    # batches committed (for checks)
@@ -56,9 +68,20 @@ class Committer:
 
     async def _drain(self) -> None:
         """Commit batches until nothing waits."""
+        loop = asyncio.get_running_loop()
         while self.waiting:
+            if self.window and self.began is not None and len(self.waiting) < MAX_BATCH \
+                    and self.clock.now() - self.began < self.busy:
+                try:                            # busy: let more actions join this batch
+                    await self.clock.sleep(self.window)
+                except asyncio.CancelledError:  # the loop stops: nothing of it was stored
+                    for _, future in self.waiting:
+                        future.cancel()
+                    self.waiting = []
+                    raise
+            self.began = self.clock.now()
             batch, self.waiting = self.waiting[:MAX_BATCH], self.waiting[MAX_BATCH:]
-            work = asyncio.get_running_loop().run_in_executor(     # no task of its own
+            work = loop.run_in_executor(     # no task of its own
                 None, self.store.append_many, [entry for entry, _ in batch])
             try:
                 outcomes = await asyncio.shield(work)

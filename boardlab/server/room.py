@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.driver import GameDriver, UndoError
 from ..core.errors import IllegalMoveError, NotationError
-from ..core.registry import make
 from .ai_seats import AiSeats
 from .chat import Chat
 from .clients import Client
 from .clocks import time_control
 from .events import Announce, ChatLine, Events, Reply, Send, Sync, Tell, Update
 from .explain import Explainer
+from .game_specs import game_of
 from .log_entries import DRAW, RESIGN, TIMEOUT, Kind, LogEntry, move, perform, undo
 from .messages import Message, ProtocolError, required
 from .lifecycle import listed_result
@@ -82,7 +82,7 @@ class Room:
     # The log ------------------------------------------------------------------------------
     def rebuild(self, actions: list[Action]) -> None:
         """The driver and keys after replaying ``actions`` from the start."""
-        self.driver = GameDriver(make(self.spec), seed=self.seed,
+        self.driver = GameDriver(game_of(self.spec), seed=self.seed,
                                  time_control=time_control(self.clock))
         self.actions: list[Action] = []
         self.keys: dict[str, tuple[int, int]] = {}

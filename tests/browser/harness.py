@@ -210,3 +210,15 @@ def resign(page) -> None:
     button.click()
     page.locator('#resign[data-armed="true"]').wait_for()
     button.click()
+
+
+def sign_up(client: Client, name: str) -> None:
+    """Sign up account ``name`` (password ``NAME-password``) on a page at /signin; wait for
+    the lobby it lands on to name it and to fill its signed-in part."""
+    page = client.page
+    page.locator("#username").fill(name)
+    page.locator("#password").fill(f"{name}-password")
+    page.locator("#sign-up").click()
+    page.wait_for_url("**/")
+    page.locator("#account-name", has_text=name).wait_for()
+    page.locator("#accounts-lobby[data-ready=true]").wait_for()

@@ -3,7 +3,7 @@ Carteso game (size 5) from their seat pages, and see both ratings change on the 
 no page logs an error under the Content-Security-Policy."""
 import random
 
-from harness import play_to_end
+from harness import play_to_end, sign_up
 
 SPEC = "carteso(size=5)"
 
@@ -12,15 +12,6 @@ FETCH = """async ([path, body]) => {
     headers: {"Content-Type": "application/json", "X-Boardlab-CSRF": "1"}});
   return [response.status, await response.json()];
 }"""
-
-
-def sign_up(client, name: str) -> None:
-    page = client.page
-    page.locator("#username").fill(name)
-    page.locator("#password").fill(f"{name}-password")
-    page.locator("#sign-up").click()
-    page.wait_for_url("**/")
-    page.locator("#account-name", has_text=name).wait_for()
 
 
 def post(client, path: str, body: dict) -> dict:

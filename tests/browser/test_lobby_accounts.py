@@ -1,16 +1,7 @@
 """The lobby of a signed-in person: the "rated" box, a challenge to the house bot ai-1
 that lands in the game (whose players panel names both accounts, the bot marked BOT), and a
 seek of one person accepted by another (docs/accounts.md)."""
-
-
-def sign_up(client, name: str) -> None:
-    page = client.page
-    page.locator("#username").fill(name)
-    page.locator("#password").fill(f"{name}-password")
-    page.locator("#sign-up").click()
-    page.wait_for_url("**/")
-    page.locator("#account-name", has_text=name).wait_for()
-    page.locator("#accounts-lobby[data-ready=true]").wait_for()
+from harness import sign_up
 
 
 def held_seats(client) -> list:

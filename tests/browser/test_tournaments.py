@@ -76,3 +76,51 @@ def test_a_tournament_with_a_correspondence_clock_from_the_form(server, open_pag
     made = server.http.get("/api/tournaments/" + page.url.rsplit("/", 1)[1]).json()
     assert made["clock"] == {"days": 3}
     assert director.errors == []
+
+
+def test_a_three_player_round_robin_shows_its_table_places_and_standings(server, open_page):
+    """A Cartagena of three from the form (its sides shown under the spec): the table of
+    three with a watch link, and the standings change when the director resigns its game
+    (places, not W-D-L; OpenSkill ratings; a crosstable of pairwise results)."""
+    director = open_page(server.url + "/signin", "three", game_page=False)
+    sign_up(director, "t-three-cup")
+    player = open_page(server.url + "/signin", "three-player", game_page=False)
+    sign_up(player, "t-three")
+    page = director.page
+    page.goto(server.url + "/tournaments")
+    page.locator("body[data-loaded=true]").wait_for()
+    page.locator("#t-name").fill("Three cup")
+    page.locator("#t-spec").fill("cartagena(players=3,tokens=2,spaces_per_symbol=1)")
+    page.locator("#t-sides", has_text="3 sides a game").wait_for()
+    page.locator("#t-players").fill("t-three, ai-1, ai-2")
+    page.locator("#t-create").click()
+    page.wait_for_url("**/tournament/*")
+    page.locator("body[data-loaded=true]").wait_for()
+    page.locator("#places-head", has_text="1st-mid-last").wait_for()
+    page.locator("#start").click()
+    table = page.locator("#pairings li[data-sides='3']:not([data-game=''])").first
+    table.wait_for()
+    assert sorted(table.locator("a.player-name").all_inner_texts()) == \
+        ["ai-1", "ai-2", "t-three"]
+    game = table.get_attribute("data-game")
+    assert table.locator("a.watch").get_attribute("href") == f"/game/{game}"
+    scores_before = page.locator("#standings tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.score)")
+    assert scores_before == ["0", "0", "0"]
+    player.page.goto(f"{server.url}/game/{game}")
+    player.wait_ready()
+    resign(player.page)
+    page.wait_for_function(
+        "before => [...document.querySelectorAll('#standings tbody tr')]"
+        ".map(r => r.dataset.score).join() !== before.join()", arg=scores_before)
+    page.locator("body[data-status=over]").wait_for()
+    row = "#standings tbody tr[data-player='{}']"
+    assert page.locator(row.format("t-three")).get_attribute("data-score") == "0"
+    assert page.locator(row.format("ai-1")).get_attribute("data-score") == "0.75"
+    assert page.locator(row.format("t-three") + " td").nth(4).inner_text() == "0-0-1"
+    assert page.locator("#crosstable tbody tr").count() == 3
+    assert page.locator("#crosstable-note").is_visible()
+    assert page.locator("#pairings li .result").first.inner_text() in \
+        ("¾-¾-0", "¾-0-¾", "0-¾-¾")
+    for client in (director, player):
+        assert client.errors == []

@@ -4,7 +4,9 @@ They start real Ray processes (ten seconds or more a cluster), so the default su
 them; ``bash scripts/test-ray.sh`` (which ``.ci/run`` calls) runs them. Importing these
 modules does nothing else: Ray and the test agent are loaded by the fixtures.
 """
+import contextlib
 import os
+import threading
 
 import pytest
 
@@ -58,3 +60,32 @@ def own_cluster(stall_agents, stall_dir):
     """A cluster of the test's own (it kills a node)."""
     with _local_cluster() as running:
         yield running
+
+
+@pytest.fixture
+def killed_on_stall(own_cluster, stall_dir):
+    """A context manager: in its block the stall agents stop in a game on the cluster's
+    first worker node (the victim, which it gives), and a thread kills that node once one
+    has; after the block (the thread ended) it asserts that a game did stall there and
+    that the node was killed, so that the test proved something."""
+    @contextlib.contextmanager
+    def killing():
+        victim = own_cluster.workers[0]
+        (stall_dir / "victim").write_text(victim.node_id)
+        stalled, finished = stall_dir / "stalled", threading.Event()
+
+        def killer():               # kills the victim node once a game stalls on it
+            while not stalled.exists():
+                if finished.wait(0.05):
+                    return
+            own_cluster.kill(victim)
+        thread = threading.Thread(target=killer, daemon=True)
+        thread.start()
+        try:
+            yield victim
+        finally:
+            finished.set()
+            thread.join(timeout=60)
+        assert stalled.exists(), "no game stalled on the victim node: the test proved nothing"
+        assert victim not in own_cluster.workers              # it was killed mid-run
+    return killing

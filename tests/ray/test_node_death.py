@@ -9,33 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 
 from ray_tournaments import GAMES, assert_same_games, baseline, node, played, tournament
 
 
-def test_a_node_killed_mid_tournament_loses_no_game_and_plays_none_twice(own_cluster,
-                                                                          stall_dir, tmp_path):
-    cluster = own_cluster
-    victim = cluster.workers[0]
-    (stall_dir / "victim").write_text(victim.node_id)
-    stalled, finished = stall_dir / "stalled", threading.Event()
-
-    def killer():                   # kills the victim node once a game stalls on it
-        while not stalled.exists():
-            if finished.wait(0.05):
-                return
-        cluster.kill(victim)
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    try:
+def test_a_node_killed_mid_tournament_loses_no_game_and_plays_none_twice(
+        own_cluster, killed_on_stall, stall_dir, tmp_path):
+    with killed_on_stall() as victim:
         standings, rows, heard = played(tournament(tmp_path / "ray.db"), ray_address="auto",
                                         ray_batch=2)
-    finally:
-        finished.set()
-        thread.join(timeout=60)
-    assert stalled.exists(), "no game stalled on the victim node: the test proved nothing"
-    assert victim not in cluster.workers                      # it was killed mid-run
+    stalled = stall_dir / "stalled"
     # every game once in the results and in what the runner heard: nothing lost or doubled
     assert [row.idx for row in rows] == list(range(GAMES))
     assert sorted(heard) == list(range(GAMES))
@@ -44,7 +27,7 @@ def test_a_node_killed_mid_tournament_loses_no_game_and_plays_none_twice(own_clu
     # its first batch came back, so two games are the victim's
     seed = json.loads(stalled.read_text())["seed"] // 31
     [again] = [row for row in rows if row.seed == seed]
-    assert node(again) == cluster.head_id
+    assert node(again) == own_cluster.head_id
     assert len([n for n in os.listdir(stall_dir) if n.startswith("start-")]) == 4
     assert len([row for row in rows if node(row) == victim.node_id]) == 2
     # the same games and standings as a run without Ray (and without the kill)

@@ -8,35 +8,15 @@ node's 4th game stops before its first move, the second of its second batch of t
 the test kills the node once it has."""
 from __future__ import annotations
 
-import threading
-
 from test_selfplay import AGENT, GAMES, SEED, SPEC, _assert_same_samples
 
 from boardlab.learn.selfplay import generate
 
 
-def test_a_node_killed_mid_self_play_loses_no_game_and_plays_none_twice(own_cluster,
-                                                                        stall_dir):
-    cluster = own_cluster
-    victim = cluster.workers[0]
-    (stall_dir / "victim").write_text(victim.node_id)
-    stalled, finished = stall_dir / "stalled", threading.Event()
-
-    def killer():                   # kills the victim node once a game stalls on it
-        while not stalled.exists():
-            if finished.wait(0.05):
-                return
-        cluster.kill(victim)
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    try:
+def test_a_node_killed_mid_self_play_loses_no_game_and_plays_none_twice(killed_on_stall):
+    with killed_on_stall() as victim:
         on_ray = generate(SPEC, AGENT, GAMES, SEED, explore=2, ray_address="auto",
                           ray_batch=2)
-    finally:
-        finished.set()
-        thread.join(timeout=60)
-    assert stalled.exists(), "no game stalled on the victim node: the test proved nothing"
-    assert victim not in cluster.workers                      # it was killed mid-run
     # the victim finished its first batch (two games); the second was lost with it and
     # played again on the head
     assert [n["node"] for n in on_ray["nodes"]].count(victim.node_id) == 2

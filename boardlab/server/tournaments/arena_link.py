@@ -19,9 +19,9 @@ the pairings, as for any server tournament.
 - Each game: an ordinary finished server game (id ``TOURNAMENT-INDEX``) whose action log
   is the game's record (the moves in notation, a forfeit as a resignation or a loss on
   time, a game stopped by ``--max-actions`` as an abort), so the game page replays it;
-  and its pairing (round: the tournament's cycle, white: the first side).
-
-Only games of two sides (the server's tournaments are of two); ``open`` says so first.
+  and its pairing (round: the tournament's cycle, white: the first side; a game of more
+  than two sides a table: every side's account and points, revision 0009). A participant
+  fills a side, a whole team in a team game, as in the server's own tournaments.
 """
 from __future__ import annotations
 
@@ -117,11 +117,6 @@ class ArenaLink:
 
     # The run starts -------------------------------------------------------------------------
     def open(self, tournament: Tournament) -> None:
-        game = tournament.game
-        if len(sides_of(game)) != 2:
-            raise BoardlabError(f"this database is a server's: its tournaments are of two "
-                                f"sides, and {game.spec} has {len(sides_of(game))} (give "
-                                f"--db another file for the arena's tables only)")
         self.accounts = self._entrants(list(participants_of(tournament.config)))
         self.id = self._tournament(tournament)
         done = {row.game_id for row in records.pairings_of(self.engine, self.id)}
@@ -237,9 +232,11 @@ class ArenaLink:
                                           "key": None, "clocks": None, "created": when}
                                          for number, action in enumerate(log)])
         round_ = index // tournament.games_a_round + 1
+        table = len(users) > 2
         db.execute(insert(pairings).values(
             tournament_id=self.id, round=round_, white=users[0], black=users[1],
-            game_id=game_id, score=scores[0],
+            game_id=game_id, score=scores[0], sides=users if table else None,
+            points=list(scores) if table else None,
             forfeit=(forfeit or {}).get("kind", "forfeit")[:16] if forfeit else None,
             created=when, finished=when))
         db.execute(update(tournaments).where(tournaments.c.id == self.id,

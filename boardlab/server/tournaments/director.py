@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING
 from ...arena.pairing import Pairing, ladder_pairs, round_robin_rounds, swiss_round
 from ...arena.tiebreaks import standings
 from ..accounts.bots import house_level
-from ..accounts.pairing import new_game_id, seats_for
-from ..accounts.ratings import pool_of, scores
+from ..accounts.pairing import new_game_id
+from ..accounts.ratings import pool_of
 from ..accounts.users import _aware, now
 from ..log_entries import RESIGN
 from ..messages import ProtocolError
 from ..seats import AI
-from . import records
+from . import multiside, records
 from .records import OVER, PAUSED, RUNNING
 
 if TYPE_CHECKING:
@@ -50,12 +50,17 @@ MAX_SETTLED_ROUNDS = 1000          # rounds settled at once (byes, withdrawals) 
 RETRY = 5.0                        # seconds before a no-show forfeit that failed is tried again
 
 
-def total_rounds(row, entrants: int) -> int:
-    """The rounds of a round robin (its cycles over the field) or a Swiss (as set, else
-    enough to find a winner: ceil(log2 n)); a ladder has none. A tournament played by
-    ``boardlab tournament`` has its cycles (each pairing in every seat rotation) as rounds."""
+def total_rounds(row, names: list[str]) -> int:
+    """The rounds of a round robin (its cycles over the field ``names``; with more sides
+    its schedule's) or a Swiss (as set, else enough to find a winner: ceil(log2 n)); a
+    ladder has none. A tournament played by ``boardlab tournament`` has its cycles (each
+    pairing in every seat rotation) as rounds."""
     if row.arena is not None:
         return row.rounds or 1
+    entrants = len(names)
+    k = multiside.sides_count(Director.hub_game(row.spec))
+    if row.format == "round-robin" and k > 2:
+        return multiside.total_rounds(row, names, k)
     if row.format == "round-robin":
         return (row.rounds or 1) * (entrants - 1 if entrants % 2 == 0 else entrants)
     if row.format == "swiss":
@@ -149,14 +154,16 @@ class Director:
         self.hub.spawn(self.advance(pairing.tournament_id))
 
     async def _record(self, room: Room, pairing) -> None:
-        score = scores(list(room.driver.state.returns()))[0]
+        game = room.driver.game
+        points = multiside.points_of(game, room.driver.state.returns())
         forfeit = "no-show" if room.id in self.no_shows else None
         self.no_shows.discard(room.id)
-        await asyncio.to_thread(records.finish, self.engine, room.id, score, forfeit)
+        await asyncio.to_thread(records.finish, self.engine, room.id, points[0], forfeit,
+                                points if pairing.sides is not None else None)
         if forfeit is not None:
             row = await asyncio.to_thread(records.find, self.engine, pairing.tournament_id)
-            if row is not None and row.format == "ladder":
-                loser = pairing.white if score == 0.0 else pairing.black
+            loser = multiside.loser_of(game, room.driver.state, records.sides_of(pairing))
+            if row is not None and row.format == "ladder" and loser is not None:
                 await asyncio.to_thread(records.withdraw, self.engine,
                                         pairing.tournament_id, loser, False)
 
@@ -179,28 +186,35 @@ class Director:
             return False
         rows = await asyncio.to_thread(records.pairings_of, self.engine, tournament_id)
         entrants = await self.entrants(tournament_id)
-        if row.format == "ladder":
-            pairs = self._ladder(rows, entrants, row.games_at_once or 1)
-        else:
+        if row.format != "ladder":
             if any(p.score is None for p in rows if p.round == row.round):
                 return False                    # the round is still being played
-            if row.round >= total_rounds(row, len(entrants)):
+            if row.round >= await asyncio.to_thread(total_rounds, row,
+                                                    [e.username for e in entrants]):
                 await asyncio.to_thread(records.move, self.engine, tournament_id,
                                         (RUNNING,), OVER)
                 return False
-            pairs = self._round(row, rows, entrants)
-        if not pairs:
+        k = multiside.sides_count(self.hub_game(row.spec))
+        made = self._pairings(row, rows, entrants) if k == 2 else \
+            await asyncio.to_thread(multiside.pairings, row, rows, entrants, k)
+        if not made:
             return False
-        by_name = {e.username: e for e in entrants}
-        rows = [self._pairing(by_name[white], by_name[black] if black is not None else None)
-                for white, black in pairs]
         if not await asyncio.to_thread(records.pair_round, self.engine, tournament_id,
-                                       row.round, rows):
+                                       row.round, made):
             return False
-        for pairing in rows:
+        for pairing in made:
             if pairing["game_id"] is not None:
                 await self._start_game(row, pairing)
-        return row.format != "ladder" and all(p["game_id"] is None for p in rows)
+        return row.format != "ladder" and all(p["game_id"] is None for p in made)
+
+    def _pairings(self, row, rows: list, entrants: list[records.Entrant]) -> list[dict]:
+        """The pairing rows of the next round (a ladder: of its idle players) of a game of
+        two sides."""
+        pairs = self._ladder(rows, entrants, row.games_at_once or 1) \
+            if row.format == "ladder" else self._round(row, rows, entrants)
+        by_name = {e.username: e for e in entrants}
+        return [self._pairing(by_name[white], by_name[black] if black is not None else None)
+                for white, black in pairs]
 
     def _round(self, row, rows: list, entrants: list[records.Entrant]) -> list[Pairing]:
         """The next round of a round robin (its fixed schedule over every entrant) or of a
@@ -210,7 +224,7 @@ class Director:
             return schedule[row.round]
         names = {e.user_id: e.username for e in entrants}
         return swiss_round([e.username for e in entrants if e.active],
-                           records.results(rows, names), [e.username for e in entrants])
+                           records.pairs(rows, names), [e.username for e in entrants])
 
     def _ladder(self, rows: list, entrants: list[records.Entrant],
                 at_once: int = 1) -> list[Pairing]:
@@ -227,7 +241,7 @@ class Director:
             playing[names[p.black]].add(names[p.white])
         if sum(1 for places in free.values() if places > 0) < 2:
             return []
-        results = records.results(rows, names)
+        results = records.pairs(rows, names)
         ratings = {line.player: line.rating or 0.0
                    for line in standings(list(names.values()), results, "ladder")}
         last: dict[str, str] = {}
@@ -258,7 +272,7 @@ class Director:
         """A pairing row: a game to play (a fresh game id), or one settled at once (a bye,
         a withdrawn player's forfeit; both withdrawn: a draw, nobody gains)."""
         row = {"white": white.user_id, "black": None, "game_id": None, "score": None,
-               "forfeit": None}
+               "forfeit": None, "sides": None, "points": None}
         if black is None:
             return {**row, "score": 1.0, "forfeit": "bye"}
         row["black"] = black.user_id
@@ -269,15 +283,16 @@ class Director:
         return {**row, "game_id": new_game_id()}
 
     async def _start_game(self, row, pairing: dict) -> None:
-        """Make a pairing's game: an ordinary server game, each account holding its seat
-        (white the first), rated in its pool when the tournament is rated."""
+        """Make a pairing's game: an ordinary server game, each account holding the seats
+        of its side (white the first), rated in its pool when the tournament is rated."""
         game = self.hub_game(row.spec)
         pool = pool_of(game, row.clock) if row.rated else None
-        white, black = pairing["white"], pairing["black"]
-        accounts = await asyncio.to_thread(records.accounts, self.engine, [white, black])
-        await self.hub.create(game.spec, seats_for(accounts[white], accounts[black], 0),
+        sides = pairing.get("sides") or [pairing["white"], pairing["black"]]
+        accounts = await asyncio.to_thread(records.accounts, self.engine, sides)
+        await self.hub.create(game.spec,
+                              multiside.seats_of(game, [accounts[user] for user in sides]),
                               None, row.clock, game_id=pairing["game_id"], pool=pool)
-        self.app.state.accounts.notifier.notify([white, black])
+        self.app.state.accounts.notifier.notify(sides)
         if row.no_show is not None:
             self.watch(pairing["game_id"], row.no_show)
 

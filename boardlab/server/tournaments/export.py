@@ -34,8 +34,8 @@ async def records_zip(hub, shown: dict) -> bytes:
             continue
         finally:
             hub.release(room)
-        stem = (f"round-{pairing['round']:03d}-{pairing['white'] or 'deleted'}-"
-                f"{pairing['black'] or 'deleted'}-{game_id}")
+        players = "-".join(name or "deleted" for name in pairing["sides"])
+        stem = f"round-{pairing['round']:03d}-{players}-{game_id}"
         files[f"{stem}.json"] = json.dumps(record, ensure_ascii=False)
         if sgf is not None:
             files[f"{stem}.sgf"] = sgf

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, and_, func, insert, select, update
 
 from ...arena.pairing import Result
+from ...arena.tables import Table
 from ..accounts.schema import users
 from ..accounts.users import now
 from .schema import pairings, players, tournaments
@@ -174,13 +175,23 @@ def pairing_of_game(engine: Engine, game_id: str):
         return db.execute(select(pairings).where(pairings.c.game_id == game_id)).first()
 
 
-def finish(engine: Engine, game_id: str, score: float, forfeit: str | None) -> bool:
-    """Record a game's end (white's score); False when it was recorded already."""
+def finish(engine: Engine, game_id: str, score: float, forfeit: str | None,
+           points: list[float] | None = None) -> bool:
+    """Record a game's end (white's score; ``points``: each side's, for a table of more
+    than two); False when it was recorded already."""
     with engine.begin() as db:
         done = db.execute(update(pairings).where(pairings.c.game_id == game_id,
                                                  pairings.c.score.is_(None))
-                          .values(score=score, forfeit=forfeit, finished=now()))
+                          .values(score=score, forfeit=forfeit, finished=now(),
+                                  points=points))
         return done.rowcount == 1
+
+
+def sides_of(row) -> list[int]:
+    """A pairing's account ids, a side each in seat order (one: a bye)."""
+    if row.sides is not None:
+        return list(row.sides)
+    return [row.white] if row.black is None else [row.white, row.black]
 
 
 def pairings_of(engine: Engine, tournament_id: str) -> list:
@@ -191,8 +202,23 @@ def pairings_of(engine: Engine, tournament_id: str) -> list:
                                .order_by(pairings.c.round, pairings.c.id)))
 
 
-def results(rows: list, names: dict[int, str]) -> list[Result]:
-    """The finished pairings as the arena's results (names, not account ids)."""
-    return [Result(names[row.white], names[row.black] if row.black is not None else None,
-                   row.score, row.forfeit, row.round)
-            for row in rows if row.score is not None]
+def results(rows: list, names: dict[int, str]) -> list[Result | Table]:
+    """The finished pairings as the arena's results (names, not account ids): a
+    :class:`Result` of two sides, a :class:`Table` of more."""
+    found: list[Result | Table] = []
+    for row in rows:
+        if row.score is None:
+            continue
+        if row.sides is not None:
+            found.append(Table(tuple(names[user] for user in row.sides), tuple(row.points),
+                               row.forfeit, row.round))
+        else:
+            found.append(Result(names[row.white],
+                                names[row.black] if row.black is not None else None,
+                                row.score, row.forfeit, row.round))
+    return found
+
+
+def pairs(rows: list, names: dict[int, str]) -> list[Result]:
+    """The finished pairings of a game of two sides as the arena's results."""
+    return [result for result in results(rows, names) if isinstance(result, Result)]

@@ -16,13 +16,12 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..accounts import names
-from ..accounts.pairing import check_pairable
 from ..accounts.routes import signed_in
 from ..accounts.users import now
 from ..api_games import _clock as checked_clock
 from ..messages import CONTROL
 from ..rest import ApiError, body, configured_game, hub_of
-from . import export, records, view
+from . import export, multiside, records, view
 from .records import CREATED, OVER, PAUSED, RUNNING
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
@@ -124,7 +123,8 @@ async def create_tournament(request: Request) -> JSONResponse:
     game = configured_game(data["spec"])
     rated = data.get("rated", False)
     clock = checked_clock(data.get("clock"))
-    check_pairable(game, rated, clock)
+    multiside.check_game(game, rated, clock)
+    k = multiside.sides_count(game)
     format_ = data["format"]
     if format_ not in FORMATS:
         raise ApiError("bad_request", f"'format' is one of {', '.join(FORMATS)}")
@@ -134,6 +134,7 @@ async def create_tournament(request: Request) -> JSONResponse:
         raise ApiError("bad_request", "only a ladder has a 'duration'")
     at_once = _at_once(format_, data.get("games_at_once"))
     entrants = await asyncio.to_thread(_players, request, data.get("players", []))
+    multiside.check_field(format_, k, len(entrants), rounds)
     engine = _engine(request)
     mine = await asyncio.to_thread(records.open_count, engine, me.id)
     if mine >= MAX_OPEN:
@@ -163,7 +164,7 @@ async def _shown(request: Request) -> dict:
     director = director_of(request)
     entrants = await director.entrants(row.id)
     rows = await asyncio.to_thread(records.pairings_of, _engine(request), row.id)
-    return view.full(row, entrants, rows)
+    return await asyncio.to_thread(view.full, row, entrants, rows)   # ratings, schedules
 
 
 async def show_tournament(request: Request) -> JSONResponse:
@@ -223,8 +224,11 @@ async def start_tournament(request: Request) -> JSONResponse:
     engine = _engine(request)
     if row.status == CREATED:
         active = [e for e in await director.entrants(row.id) if e.active]
-        if len(active) < 2:
-            raise ApiError("bad_state", "a tournament needs at least two players to start")
+        k = multiside.sides_count(director.hub_game(row.spec))
+        if len(active) < k:
+            raise ApiError("bad_state", f"a tournament of {k} sides needs at least {k} "
+                           f"players to start")
+        multiside.check_field(row.format, k, len(active), row.rounds)
         moved = await asyncio.to_thread(records.move, engine, row.id, (CREATED,), RUNNING,
                                         started=now(), **director.ladder_ends(row))
     elif row.status == PAUSED:

@@ -1,12 +1,13 @@
-"""The tournaments' tables (revisions 0005 and 0008 in migrations/versions), in the store's
-metadata.
+"""The tournaments' tables (revisions 0005, 0008 and 0009 in migrations/versions), in the
+store's metadata.
 
 A tournament (its game, format, clock, rounds, no-show wait, status and the round being
 played), its players (accounts, in entry order; a withdrawn one is inactive) and its
 pairings: one row a game or bye, with the server game it was played as and white's score
 once it is over. Revision 0008: a tournament played by ``boardlab tournament --db`` (engines
 run locally) names that run in ``arena``; a ladder may let a player be in several games at
-once (``games_at_once``).
+once (``games_at_once``). Revision 0009: a pairing of a game of more than two sides is a
+table (``sides``: the account ids in seat order; ``points``: each side's once it is over).
 """
 from __future__ import annotations
 
@@ -61,4 +62,6 @@ pairings = Table(
     Column("forfeit", String(16)),                       # no-show, bye, withdrawn
     Column("created", WHEN, nullable=False),
     Column("finished", WHEN),
+    Column("sides", JSON),                               # more than two: ids by side
+    Column("points", JSON),                              # more than two: each side's
 )

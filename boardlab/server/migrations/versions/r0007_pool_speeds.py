@@ -14,6 +14,18 @@ No renamed pool can merge into an existing one: before this revision no pool nam
 so every new name is new (and two old names never give one new name: the speed is added to
 the old name).
 
+The downgrade takes the speed off every pool name again (``carteso-9-blitz`` becomes
+``carteso-9``; a name whose last part is no speed stays as it is). It loses information,
+by design: an account with rows of one family at several speeds gets one row, and one
+rating cannot be made from several. The row kept is, in this order of preference, the one
+with the most games (the rating that rests on the most games), then the lowest deviation
+(the surest), then the one updated last, then the fastest speed (core/speeds.py ``ALL``
+order), so that the result never depends on the order the database returns rows in. Its
+rating, deviation, volatility and ``updated`` stay; its ``games`` becomes the sum of the
+games of all the rows merged (the games the account played in the family, as before this
+revision). The games, rated-game and history rows lose nothing but the speed in their pool
+name; upgrading again splits each kept row by the speeds of its history, as above.
+
 Revision ID: 0007
 Revises: 0006
 """
@@ -77,7 +89,8 @@ def _family(pool: str) -> str:
 
 def downgrade() -> None:
     """The speeds leave the names again; an account's rows of one family at several speeds
-    become one (the rating of its row with the most games, the games of all)."""
+    become one (the module's docstring says which is kept: most games, lowest deviation,
+    updated last, fastest speed), with the games of all."""
     db = op.get_bind()
     for table in (games, rated_games, history):
         for (pool,) in list(db.execute(sa.select(table.c.pool).where(
@@ -85,10 +98,20 @@ def downgrade() -> None:
             db.execute(sa.update(table).where(table.c.pool == pool)
                        .values(pool=_family(pool)))
     merged: dict[tuple[int, str], list] = defaultdict(list)
-    for row in list(db.execute(sa.select(ratings))):
+    for row in list(db.execute(sa.select(ratings).order_by(ratings.c.user_id,
+                                                          ratings.c.pool))):
         merged[row.user_id, _family(row.pool)].append(row)
     db.execute(sa.delete(ratings))
     for (_, family), rows in merged.items():
-        best = max(rows, key=lambda row: (row.games, row.updated))
-        db.execute(sa.insert(ratings).values({**dict(best._mapping), "pool": family,
+        kept = max(rows, key=_preference)
+        db.execute(sa.insert(ratings).values({**dict(kept._mapping), "pool": family,
                                               "games": sum(row.games for row in rows)}))
+
+
+def _preference(row) -> tuple:
+    """How much the downgrade prefers to keep ``row`` among an account's rows of one family
+    (the greatest is kept): more games, then a lower deviation, then updated later, then a
+    faster speed (one pool name a speed, so no two rows tie)."""
+    speed = row.pool.rpartition("-")[2]
+    return (row.games, -row.deviation, row.updated,
+            -ALL.index(speed) if speed in ALL else -len(ALL))

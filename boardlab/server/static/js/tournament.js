@@ -1,7 +1,9 @@
 // A tournament page (/tournament/ID): live standings (rank, score, tie-breaks, rating with
 // its interval), the current round's pairings with links to watch each game, every round,
 // a crosstable and a chart of scores over rounds; the director's start, pause and end; join
-// and leave. It reads GET /api/tournaments/ID every POLL_MS while the tournament is not over
+// and leave. A game of more than two sides (the answer's `sides`) shows its tables (every
+// side's player in seat order), places (1st-mid-last), OpenSkill ratings and a crosstable
+// of pairwise results (1: placed above). It reads GET /api/tournaments/ID every POLL_MS while the tournament is not over
 // (docs/tournaments.md). Every name goes into the page as text, never as HTML.
 
 import { api, el } from "./api.js";
@@ -16,8 +18,18 @@ const path = "/api/tournaments/" + encodeURIComponent(id);
 let me = null;
 let timer = null;
 
-const points = (value) => (value === 0.5 ? "½" : Number.isInteger(value) ? String(value)
-  : String(Math.floor(value)) + "½");
+// A score: quarters, thirds and halves as ¼ ⅓ ½ ⅔ ¾ (tables of more sides), other
+// fractions to two places (server/tournaments/view.py writes results the same way).
+const FRACTIONS = [[1, 4, "¼"], [1, 3, "⅓"], [1, 2, "½"], [2, 3, "⅔"], [3, 4, "¾"]];
+function points(value) {
+  const whole = Math.trunc(value);
+  if (value === whole) return String(whole);
+  for (const [top, bottom, glyph] of FRACTIONS) {
+    if (Math.abs((value - whole) * bottom - top) < 1e-9) return (whole || "") + glyph;
+  }
+  return String(Math.round(value * 100) / 100);
+}
+let sides = 2;
 const number = (value) => (value === null || value === undefined ? "–" : String(value));
 
 function player(name) {
@@ -25,9 +37,12 @@ function player(name) {
     : el("a", { href: profileUrl(name), class: "player-name" }, name);
 }
 
+// Elo to the unit; OpenSkill's mu (about 25) to a tenth.
+const rated = (value) => (sides > 2 ? value.toFixed(1) : String(Math.round(value)));
+
 function standingRow(line) {
   const interval = line.rating === null ? null
-    : el("span", { class: "interval" }, ` [${Math.round(line.rating_low)}, ${Math.round(line.rating_high)}]`);
+    : el("span", { class: "interval" }, ` [${rated(line.rating_low)}, ${rated(line.rating_high)}]`);
   return el("tr", { "data-player": line.player, "data-score": String(line.score),
     class: line.active ? null : "withdrawn" },
   el("td", {}, String(line.rank)),
@@ -36,8 +51,8 @@ function standingRow(line) {
   el("td", {}, String(line.games)),
   el("td", {}, `${line.wins}-${line.draws}-${line.losses}`),
   el("td", {}, points(line.buchholz)),
-  el("td", {}, String(line.sonneborn_berger)),
-  el("td", { class: "rating" }, line.rating === null ? "–" : String(Math.round(line.rating)), interval));
+  el("td", {}, points(line.sonneborn_berger)),
+  el("td", { class: "rating" }, line.rating === null ? "–" : rated(line.rating), interval));
 }
 
 function pairingItem(pairing) {
@@ -45,12 +60,14 @@ function pairingItem(pairing) {
     ? el("a", { href: "/game/" + encodeURIComponent(pairing.game), class: "watch" },
       pairing.result === null ? "watch live" : "replay")
     : null;
-  return el("li", { "data-game": pairing.game || "", "data-round": String(pairing.round) },
-    el("span", { class: "result" }, pairing.result || (pairing.game ? "…" : "")),
-    player(pairing.white), pairing.black === null ? null : " – ",
-    pairing.black === null ? el("span", { class: "forfeit" }, "bye") : player(pairing.black),
-    pairing.forfeit && pairing.black !== null ? el("span", { class: "forfeit" }, pairing.forfeit) : null,
-    watch);
+  const bye = pairing.sides.length === 1;
+  const table = pairing.sides.flatMap((name, seat) => (seat === 0 ? [player(name)] : [" – ", player(name)]));
+  return el("li", { "data-game": pairing.game || "", "data-round": String(pairing.round),
+    "data-sides": String(pairing.sides.length) },
+  el("span", { class: "result" }, pairing.result || (pairing.game ? "…" : "")),
+  ...table, bye ? " " : null, bye ? el("span", { class: "forfeit" }, "bye") : null,
+  pairing.forfeit && !bye ? el("span", { class: "forfeit" }, pairing.forfeit) : null,
+  watch);
 }
 
 function crosstable(cross) {
@@ -106,10 +123,14 @@ function controls(shown) {
 
 function render(shown) {
   document.title = `boardlab — ${shown.name}`;
+  sides = shown.sides;
+  $("places-head").textContent = sides > 2 ? "1st-mid-last" : "W-D-L";
+  $("rating-head").title = `${shown.rating_kind}, 95% interval`;
+  $("crosstable-note").hidden = sides === 2;
   $("tournament-name").textContent = shown.name;
   const clock = !shown.clock ? "no clock" : shown.clock.days ? `${shown.clock.days} days per move`
     : `${shown.clock.base / 60} min + ${shown.clock.increment} s`;
-  $("tournament-facts").textContent = [shown.game_name, shown.spec, shown.format, clock,
+  $("tournament-facts").textContent = [shown.game_name, shown.spec, `${shown.sides} sides`, shown.format, clock,
     shown.rated ? "rated" : "casual", `directed by ${shown.director}`,
     shown.no_show ? `no-shows forfeit after ${shown.no_show} s` : null,
     shown.ends ? `ends ${new Date(shown.ends).toLocaleString()}` : null].filter(Boolean).join(" · ");

@@ -1,7 +1,9 @@
 // The tournaments page (/tournaments): the newest tournaments and ladders, and a form that
-// directs a new one (POST /api/tournaments, docs/tournaments.md). Names go in as text.
+// directs a new one (POST /api/tournaments, docs/tournaments.md). Names go in as text. The
+// game's sides (from its declared facts, GET /api/facts) show under its spec: an entrant
+// fills a side, a whole team in a game of teams.
 
-import { api, el } from "./api.js";
+import { api, el, getFacts } from "./api.js";
 import { showAccount, whoami } from "./account.js";
 
 const $ = (id) => document.getElementById(id);
@@ -52,6 +54,26 @@ function request() {
   };
 }
 
+/** What an entrant plays in the spec's game: its sides, and a team's seats. */
+async function showSides() {
+  const spec = $("t-spec").value.trim();
+  try {
+    const facts = await getFacts(spec);
+    const largest = Math.max(...facts.teams.map((team) => team.seats.length));
+    $("t-sides").textContent = `${facts.teams.length} sides a game` +
+      (largest > 1 ? `; an entrant plays a whole team (${facts.teams.map((t) => t.seats.length).join(" v ")} seats)` : "");
+  } catch (error) {
+    $("t-sides").textContent = spec ? error.message : "";
+  }
+  $("t-sides").dataset.spec = spec;
+}
+
+let typing = null;
+$("t-spec").addEventListener("input", () => {
+  clearTimeout(typing);
+  typing = setTimeout(showSides, 300);
+});
+
 $("direct").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("direct-error").hidden = true;
@@ -70,3 +92,4 @@ whoami().then((me) => {
   $("direct").hidden = !me.signed_in;
 }).catch(() => {});
 list();
+showSides();
