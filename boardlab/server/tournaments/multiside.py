@@ -4,9 +4,9 @@ side's points, and the rounds and ladder tables of games of more than two sides 
 arena's one table code, arena/tables.py).
 
 An entrant fills a **side**, as in the arena (arena/schedule.py): a seat, or a whole team
-in a team game (CTOR's ``2v2``: the account holds both seats of its team, a house bot
-plays each with an AI of its level, a connected bot gets both). So a CTOR game of teams is
-a tournament of two sides like any other, and Cartagena of ``players=N`` one of N sides.
+in a team game (a ``2v2``: the account holds both seats of its team, a house bot plays
+each with an AI of its level, a connected bot gets both). So a game of two teams is a
+tournament of two sides like any other, and a game of N players one of N sides.
 """
 from __future__ import annotations
 
