@@ -145,12 +145,12 @@ def test_a_failed_append_drops_its_connection_and_the_next_one_is_stored(store):
     """SQLite appends keep one connection; one that failed (not a taken key or index) is
     thrown away, and the next append opens another one."""
     store.append("g0", 0, Action(0, "first", "k0"), "active")
-    assert store._appender is not None                  # kept for the next appends
+    assert store._direct._connection is not None         # kept for the next appends
     broken = _BrokenConnection()
-    store._appender = broken
+    store._direct._connection = broken
     outcome, = store.append_many([("g0", 1, Action(1, "lost", "k1"), "active")])
     assert isinstance(outcome, StoreError) and "disk I/O error" in str(outcome)
-    assert broken.calls == ["invalidate", "close"] and store._appender is None
+    assert broken.calls == ["invalidate", "close"] and store._direct._connection is None
     store.append("g0", 1, Action(1, "second", "k1"), "active")
     with pytest.raises(Conflict):
         store.append("g0", 1, Action(0, "taken", "k2"), "active")

@@ -51,6 +51,17 @@ def test_the_soak_tests_run_on_one_worker(request):
     assert request.node.nodeid.endswith("@soak"), "xdist did not group the soak tests"
 
 
+@pytest.fixture(autouse=True)
+def private_tempdir(tmp_path, monkeypatch):
+    """Each test's soaks make their folders in a temporary folder of the test's own (here
+    and in the processes it starts), so that another soak running on the machine at the
+    same time is not taken for a folder left behind."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    monkeypatch.setenv("TMPDIR", str(folder))
+
+
 def soak_folders() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("boardlab-soak-*")}
 

@@ -24,6 +24,7 @@ import contextlib
 import functools
 import logging
 import secrets
+from datetime import datetime
 from collections.abc import Awaitable, Callable
 
 import orjson
@@ -62,6 +63,17 @@ def actions_detail(entries: list[tuple[int, int, str, str | None, list | None, s
     """The detail of an ``action`` notice: the new log entries, each ``(index, seat,
     move, key, clocks, created)`` (``created`` in ISO 8601), as JSON."""
     return json_text(entries)
+
+
+def action_notices(entries, now: datetime) -> list[tuple[str, str]]:
+    """``(game id, detail)`` of the notices of new actions, one per game (``entries``:
+    the store's ``(game_id, index, action, status)``)."""
+    created = now.isoformat()
+    by_game: dict[str, list[tuple]] = {}
+    for game_id, index, action, _ in entries:
+        by_game.setdefault(game_id, []).append(
+            (index, action.seat, action.move, action.key, action.clocks, created))
+    return [(game_id, actions_detail(new)) for game_id, new in by_game.items()]
 
 
 def json_text(value) -> str:

@@ -12,7 +12,6 @@ upgraded when a store opens (migrations/: Alembic).
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
@@ -21,10 +20,9 @@ from sqlalchemy import (JSON, BigInteger, Column, DateTime, ForeignKey, Integer,
                         String, Table, UniqueConstraint, bindparam, create_engine, event, func,
                         delete, insert, or_, select, update)
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
-from sqlalchemy.pool import QueuePool
 
 from ..core.errors import BoardlabError
-from . import fanout, migrations, pg_append
+from . import fanout, migrations, pg_append, sqlite_append
 
 DEFAULT_DB = "boardlab-server.db"
 ACTIVE, OVER, ABORTED = "active", "over", "aborted"    # a game's status
@@ -93,25 +91,6 @@ APPEND_KEYS = ("game_id", "idx", "seat", "move", "key", "clocks", "created")
 TOUCH_KEYS = ("game", "status", "updated")
 
 
-class Compiled:
-    """A statement compiled once for a dialect with positional parameters (SQLite's
-    ``?``), and its parameters' conversions: what SQLAlchemy would send the driver,
-    without its per-execution work (a third of an append's CPU with SQLite)."""
-
-    def __init__(self, statement, keys: tuple[str, ...], dialect):
-        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
-        self.sql = compiled.string
-        processors = compiled._bind_processors
-        self.order = [(key, processors.get(key)) for key in compiled.positiontup or ()]
-        if sorted(key for key, _ in self.order) != sorted(keys):
-            raise ValueError(f"unexpected parameters {self.order} for {keys}")
-
-    def row(self, values: dict) -> tuple:
-        """The positional parameters of ``values`` (a dict of the statement's keys)."""
-        return tuple(values[key] if convert is None else convert(values[key])
-                     for key, convert in self.order)
-
-
 class StoreError(BoardlabError):
     """The database refused or failed an operation."""
 
@@ -153,7 +132,7 @@ class Store:
         try:
             self.engine = create_engine(url)
             if self.engine.dialect.name == "sqlite":
-                event.listen(self.engine, "connect", _sqlite_pragmas)
+                event.listen(self.engine, "connect", sqlite_append.pragmas)
             self.revisions = migrations.upgrade(self.engine)
         except (ArgumentError, SQLAlchemyError, ImportError, migrations.Failed) as error:
             raise StoreError(f"cannot open the database {self.safe_url}: "
@@ -162,23 +141,16 @@ class Store:
         #: is announced to the others with NOTIFY in its own transaction (fanout.py)
         self.shared = self.engine.dialect.name == "postgresql"
         #: SQLite's appends go to the driver directly (the same SQL and parameters)
-        self.direct = (Compiled(APPEND, APPEND_KEYS, self.engine.dialect),
-                       Compiled(TOUCH, TOUCH_KEYS, self.engine.dialect)) \
-            if self.engine.dialect.name == "sqlite" and \
-            self.engine.dialect.paramstyle == "qmark" else None
-        #: with a SQLite file, every append goes through one connection of its own, kept
-        #: (the pool hands its connections round: each one's page cache was stale after
-        #: the others' commits, and an append read the indexes' pages again)
-        self._appender = None
-        self._appender_kept = isinstance(self.engine.pool, QueuePool)
-        self._appending = threading.Lock()
+        self._direct = sqlite_append.Appender(self.engine, APPEND, APPEND_KEYS, TOUCH,
+                                              TOUCH_KEYS) \
+            if sqlite_append.Appender.usable(self.engine) else None
         #: PostgreSQL's appends: one statement, one round trip, on a connection of their own
         self._shared_appender = pg_append.Appender(
             fanout.conninfo(self.engine), actions.name, games.name, fanout.CHANNEL) \
             if self.shared else None
         #: the appends that bypass SQLAlchemy, and the error they raise for a taken index
         self._writer: tuple[Callable, type[Exception]] | None = \
-            (self._write_direct, sqlite3.IntegrityError) if self.direct is not None else \
+            (self._direct.write, sqlite3.IntegrityError) if self._direct is not None else \
             (self._write_shared, pg_append.Taken) if self._shared_appender is not None \
             else None
 
@@ -192,7 +164,7 @@ class Store:
         """Tell the other server processes of these new actions (with them: the others
         apply them without reading them back), one notice per game."""
         if self.shared:
-            for game_id, detail in _action_notices(entries, now):
+            for game_id, detail in fanout.action_notices(entries, now):
                 fanout.notify(db, game_id, "action", detail)
 
     def announce(self, game_id: str, what: str) -> None:
@@ -245,39 +217,6 @@ class Store:
         except IntegrityError as error:
             raise Conflict(f"action {index} of game {game_id}: {_first_line(error)}") from None
 
-    def _write_direct(self, entries: list[tuple[str, int, Action, str]], now) -> None:
-        """Append ``entries`` in one transaction through the SQLite driver itself (a
-        connection of the engine's pool, the statements SQLAlchemy compiled); raises the
-        driver's errors (``sqlite3.IntegrityError``: an index or key taken)."""
-        assert self.direct is not None
-        append, touch = self.direct
-        last = {game_id: status for game_id, _, _, status in entries}
-        with self._appending:
-            connection = self._appender or self.engine.raw_connection()
-            try:
-                cursor = connection.cursor()
-                try:
-                    cursor.executemany(append.sql, [append.row(
-                        {"game_id": game_id, "idx": index, "seat": action.seat,
-                         "move": action.move, "key": action.key, "clocks": action.clocks,
-                         "created": now}) for game_id, index, action, _ in entries])
-                    cursor.executemany(touch.sql, [touch.row(
-                        {"game": game_id, "status": status, "updated": now})
-                        for game_id, status in last.items()])
-                    connection.commit()
-                finally:
-                    cursor.close()
-            except sqlite3.IntegrityError:
-                connection.rollback()
-                self._keep(connection)
-                raise
-            except BaseException:               # whatever else: a fresh connection next
-                self._appender = None
-                connection.invalidate()
-                connection.close()
-                raise
-            self._keep(connection)
-
     def _write_shared(self, entries: list[tuple[str, int, Action, str]], now) -> None:
         """Append ``entries`` and tell the other server processes, in one statement
         (pg_append.py); raises ``pg_append.Taken`` when an index or key is taken."""
@@ -287,15 +226,8 @@ class Store:
                 for game_id, index, action, _ in entries]
         statuses = {game_id: status for game_id, _, _, status in entries}
         notices = [fanout.payload(game_id, "action", detail)
-                   for game_id, detail in _action_notices(entries, now)]
+                   for game_id, detail in fanout.action_notices(entries, now)]
         self._shared_appender.write(rows, statuses, notices, now)
-
-    def _keep(self, connection) -> None:
-        """Keep the appends' connection (a SQLite file), else give it back to the pool."""
-        if self._appender_kept:
-            self._appender = connection
-        else:
-            connection.close()
 
     def append_many(self, entries: list[tuple[str, int, Action, str]]
                     ) -> list[Exception | None]:
@@ -438,22 +370,9 @@ class Store:
     def dispose(self) -> None:
         if self._shared_appender is not None:
             self._shared_appender.close()
-        with self._appending:
-            if self._appender is not None:
-                self._appender.close()
-                self._appender = None
+        if self._direct is not None:
+            self._direct.close()
         self.engine.dispose()
-
-
-def _action_notices(entries: list[tuple[str, int, Action, str]], now: datetime
-                    ) -> list[tuple[str, str]]:
-    """``(game id, detail)`` of the notices of these new actions: one per game."""
-    created = now.isoformat()
-    by_game: dict[str, list[tuple]] = {}
-    for game_id, index, action, _ in entries:
-        by_game.setdefault(game_id, []).append(
-            (index, action.seat, action.move, action.key, action.clocks, created))
-    return [(game_id, fanout.actions_detail(new)) for game_id, new in by_game.items()]
 
 
 def _set_players(db, game_id: str, seats: list[dict]) -> None:
@@ -463,15 +382,6 @@ def _set_players(db, game_id: str, seats: list[dict]) -> None:
             for number, seat in enumerate(seats) if seat.get("user") is not None]
     if held:
         db.execute(insert(players), held)
-
-
-def _sqlite_pragmas(connection, record) -> None:
-    """WAL lets readers run beside the writer; FULL sync keeps every commit on disk."""
-    cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
 
 
 def _now() -> datetime:
