@@ -521,12 +521,12 @@ def place(buf, scratch, n, nbr, diag, cell, c):
 
     (``diag`` is no longer read: the local test reads the stone rows.)
     """
-    _place(buf, scratch, n, nbr, cell, c)
+    place_inline(buf, scratch, n, nbr, cell, c)
 
 
 @njit(cache=True, inline="always")
-def _place(buf, scratch, n, nbr, cell, c):
-    """:func:`place`, inlined into the playouts."""
+def place_inline(buf, scratch, n, nbr, cell, c):
+    """:func:`place`, inlined into the playouts and the vector step."""
     P = n * n
     mover = buf[M_TURN]
     ob, opar = _o(A_BOARD, P), _o(A_PARENT, P)

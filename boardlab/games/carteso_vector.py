@@ -28,7 +28,7 @@ def vec_play(row, tables, action):
     n = cfg[C_N]
     P = n * n
     if action < 2 * P:                    # a placement, the kernel's own inlined
-        K._place(row, scratch, n, nbr, action % P, 1 + action // P)
+        K.place_inline(row, scratch, n, nbr, action % P, 1 + action // P)
     elif action == 2 * P:
         K.pass_turn(row)
     else:

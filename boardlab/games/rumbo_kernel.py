@@ -187,13 +187,13 @@ def _claim(buf, P, root, mask):
 @njit(cache=True)
 def place(buf, n, nbr, cell, c):
     """Place colour ``c`` on ``cell`` (assumed legal) and claim liberty-less groups."""
-    _place(buf, n, nbr, cell, c)
+    place_inline(buf, n, nbr, cell, c)
 
 
 @njit(cache=True, inline="always")
-def _place(buf, n, nbr, cell, c):
-    """:func:`place`, inlined into the playouts (direct offsets into ``buf``; the roots
-    of the neighbouring stones are found once)."""
+def place_inline(buf, n, nbr, cell, c):
+    """:func:`place`, inlined into the playouts and the vector step (direct offsets into
+    ``buf``; the roots of the neighbouring stones are found once)."""
     P = n * n
     ob, opar, osz = _o(A_BOARD, P), _o(A_PARENT, P), _o(A_SIZE, P)
     olib, oown, ocnt = _o(A_LIBS, P), _o(A_OWNER, P), _o(A_COUNT + c - 1, P)
@@ -269,7 +269,7 @@ def playout(buf, n, nbr, degree, seed):
         r = rng_below(s, 2 * buf[M_NEMPTY])
         cell, c = empty[r >> 1], 1 + (r & 1)
         if is_legal(buf, n, nbr, degree, cell, c):
-            _place(buf, n, nbr, cell, c)
+            place_inline(buf, n, nbr, cell, c)
             moves += 1
     return moves
 

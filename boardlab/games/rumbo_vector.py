@@ -68,7 +68,7 @@ def vec_play(row, tables, action):
     nbr, degree, cfg = tables
     n = cfg[C_N]
     P = n * n
-    K._place(row, n, nbr, action % P, 1 + action // P)    # (every action places)
+    K.place_inline(row, n, nbr, action % P, 1 + action // P)    # (every action places)
     base = cfg[C_BASE]
     row[base + X_MOVES] += 1
     row[base + X_LAST] = action

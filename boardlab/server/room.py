@@ -10,7 +10,8 @@ Each client only ever receives ``driver.view(seat)`` for a seat it holds, or
 ``driver.view(None)`` as a spectator (an agreed draw, a loss on time and an abort are in
 the view's ``result``, with its summary in words).
 
-The collaborators, each in its module: the turn clock, flag-fall and abort watcher
+The collaborators, each in its module: the keyed actions (keyed.py: moves, resignations,
+undos, an accepted draw, leaving), the turn clock, flag-fall and abort watcher
 (turn_clock.py), draw and undo offers (offers.py), rematch offers (rematch.py), chat
 (chat.py), AI seats (ai_seats.py), seats given up or taken (seating.py), earlier
 positions and analyses (positions.py), and other server processes' changes (replicas.py).
@@ -30,9 +31,10 @@ from .clients import Client
 from .clocks import time_control
 from .events import Announce, ChatLine, Events, Reply, Send, Sync, Tell, Update
 from .explain import Explainer
+from .keyed import KeyedActions
 from .game_specs import game_of
-from .log_entries import DRAW, RESIGN, TIMEOUT, Kind, LogEntry, move, perform, undo
-from .messages import Message, ProtocolError, required
+from .log_entries import TIMEOUT, Kind, LogEntry, perform
+from .messages import Message, ProtocolError
 from .lifecycle import listed_result
 from .offers import Drawer, Offers, Takebacker
 from .positions import Positions
@@ -67,10 +69,11 @@ class Room:
         self.drawer, self.takebacker = Drawer(self), Takebacker(self)
         self.rematcher, self.seating = Rematcher(self), Seating(self)
         self.ai, self.positions, self.replica = AiSeats(self), Positions(self), Replica(self)
+        keyed = KeyedActions(self)
         #: the one route of every client message type (messages.FIELDS)
         self.routes = {
-            "action": self._on_action, "resign": self._on_resign, "undo": self._on_undo,
-            "accept_draw": self._on_accept_draw, "leave": self._on_leave,
+            "action": keyed.on_action, "resign": keyed.on_resign, "undo": keyed.on_undo,
+            "accept_draw": keyed.on_accept_draw, "leave": keyed.on_leave,
             "offer_draw": self.drawer.on_offer, "decline_draw": self.drawer.on_decline,
             "rematch": self.rematcher.on_rematch, "accept_rematch": self.rematcher.on_accept,
             "decline_rematch": self.rematcher.on_decline,
@@ -208,78 +211,8 @@ class Room:
             client.focus = message.seat
         return [Sync(client, message.seat)]
 
-    async def _on_action(self, client: Client, message: Message) -> Events:
-        seat, key = self._checked(client, message)
-        if key in self.keys:
-            return [Reply(self._ack(key))]
-        await self.commit(seat, move(required(message.move, "move")), key, client)
-        return []
-
-    async def _on_resign(self, client: Client, message: Message) -> Events:
-        seat, key = self._checked(client, message)
-        if key in self.keys:
-            return [Reply(self._ack(key))]
-        await self.commit(seat, RESIGN, key, client)
-        return []
-
-    async def _on_undo(self, client: Client, message: Message) -> Events:
-        seat, key = self._checked(client, message)
-        if key in self.keys:
-            return [Reply(self._ack(key))]
-        await self.commit(seat, undo(self.takebacker.target(seat)), key, client)
-        return []
-
-    async def _on_accept_draw(self, client: Client, message: Message) -> Events:
-        seat, key = self._checked(client, message)
-        if key in self.keys:
-            return [Reply(self._ack(key))]
-        self.drawer.check_accept(seat)
-        await self.commit(seat, DRAW, key, client)
-        return []
-
-    async def _on_leave(self, client: Client, message: Message) -> Events:
-        """Give a seat up; in a running game the seat resigns first."""
-        if self.over:
-            seat = required(message.seat, "seat")
-            self.hold(client, seat)
-            return await self.seating.leave(seat, message.key) + self.rematcher.maker_left()
-        seat, key = self._checked(client, message)
-        if key in self.keys:
-            return [Reply(self._ack(key))]
-        await self.commit(seat, RESIGN, key, client)
-        return await self.seating.leave(seat, key)
-
-    def _checked(self, client: Client, message: Message) -> tuple[int, str]:
-        """The seat and key of an action message that may be accepted, or acknowledged
-        again when its key was accepted already; ProtocolError when it is refused."""
-        seat, key = required(message.seat, "seat"), required(message.key, "key")
-        self.hold(client, seat)
-        held = self.keys.get(key)
-        if held is not None and held[0] not in client.seats:
-            raise ProtocolError("duplicate_key", "this key was used for another action")
-        if held is not None:
-            logged = self.actions[held[1] - 1]
-            if logged.seat != seat or not same_action(logged.move, self._asked(message)):
-                raise ProtocolError("duplicate_key", f"this key was accepted for another "
-                                    f"action (version {held[1]}): use a fresh key for "
-                                    f"each action")
-            return seat, key
-        if self.over:
-            raise ProtocolError("game_over", "the game is over")
-        if message.type == "action" and message.version != self.version:
-            raise ProtocolError("stale_version", f"the game is at version {self.version}, "
-                                f"not {message.version}: sync and choose again")
-        if message.type == "action" and seat not in self.acting():
-            raise ProtocolError("not_your_turn", f"{self.name(seat)} does not act now")
-        return seat, key
-
-    @staticmethod
-    def _asked(message: Message) -> LogEntry:
-        """The log entry a keyed message asks for (an undo's target aside)."""
-        asked = {"resign": RESIGN, "leave": RESIGN, "accept_draw": DRAW, "undo": undo(0)}
-        return asked.get(message.type) or move(required(message.move, "move"))
-
-    def _ack(self, key: str) -> dict:
+    def ack(self, key: str) -> dict:
+        """The acknowledgement of the action accepted under ``key``."""
         return {"type": "ack", "key": key, "version": self.keys[key][1]}
 
     # The commit -------------------------------------------------------------------------------
@@ -312,14 +245,14 @@ class Room:
                         list(self.driver.clocks) if self.timed else None)
         if not await self._store(action):       # another process had accepted this key
             if client is not None and key is not None:
-                self.publish([Reply(self._ack(key))], client)
+                self.publish([Reply(self.ack(key))], client)
             return
         self.logged(action)
         if self.over:
             await self.hub.ended(self)
         self.offers.clear()                     # an offer stands until the next action
         self.turns.restart(seat if entry.played else None, reset=entry.kind is Kind.UNDO)
-        events: Events = [Reply(self._ack(key))] if client is not None and key is not None \
+        events: Events = [Reply(self.ack(key))] if client is not None and key is not None \
             else []
         self.publish([*events, Update(before)], client)
         self.start()
