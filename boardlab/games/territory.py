@@ -12,8 +12,9 @@ numbers. Komi and scores are kept in half points.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,8 @@ from .topology import square_grid, square_turns
 
 SIDES = ("vertical", "horizontal")   # by side number (the kernels' VERTICAL, HORIZONTAL)
 COLOURS = ".BW"                      # by colour value (the kernels' EMPTY, BLACK, WHITE)
+_STONES = (None, "B", "W")           # a view's cell by colour value (empty: None)
+_ROW_TEXT = bytes.maketrans(b"\x00\x01\x02", COLOURS.encode())   # board values -> . B W
 _KOMI = re.compile(r"^komi\s*=\s*(-?\d+(?:\.\d*)?)$")
 
 
@@ -121,6 +124,11 @@ class TerritoryGame(Game):
     def point_names(self) -> tuple[str, ...]:
         """The name of every cell, by cell number."""
         return tuple(point_name(cell, self.n) for cell in range(self.points))
+
+    @cached_property
+    def in_draw_order(self) -> Callable[[list], tuple]:
+        """Per-cell values (a list by cell number) -> a tuple in ``draw_order``."""
+        return itemgetter(*self.draw_order)
 
     def board_description(self) -> dict:
         """A square grid of points; a move is a colour, then a point."""
@@ -494,56 +502,55 @@ class TerritoryState(KernelState):
 
     # Copies, views, summaries ------------------------------------------------------
 
-    def stone_roots(self) -> tuple[np.ndarray, np.ndarray]:
-        """The cells that hold a stone, and each one's group root (the union-find's
-        parents followed in a few vectorised steps; the same roots as the kernel's
-        ``group_root``, without its path halving)."""
-        parent = self._arr(self.kernel.A_PARENT)
-        stones = np.flatnonzero(self.board)
-        roots = parent[stones]
-        while True:
-            above = parent[roots]
-            if np.array_equal(above, roots):
-                return stones, roots
-            roots = above
-
-    def _roots(self) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`stone_roots`, found once for the whole of a :meth:`view`."""
-        found = self.__dict__.get("_view_roots")
-        return found if found is not None else self.stone_roots()
+    def claim_layout(self) -> tuple[list[int], list[int], list[tuple[int, list[int]]]]:
+        """The board's values by cell, each cell's owner side (-1: empty, or a stone whose
+        group is not claimed) and the claimed groups ``(owner, [cells])``, ordered by their
+        root, from one walk of the union-find's parents (each stone's chain followed to
+        its root, as the kernel's ``group_root`` without its path halving). Found once for
+        the whole of a :meth:`view`."""
+        found = self.__dict__.get("_view_layout")
+        if found is not None:
+            return found
+        k = self.kernel
+        board = self.board.tolist()
+        parent = self._arr(k.A_PARENT).tolist()
+        owners = self._arr(k.A_OWNER).tolist()
+        owner_map = [-1] * len(board)
+        groups: dict[int, list[int]] = {}
+        for cell, value in enumerate(board):
+            if value:
+                root = cell
+                while parent[root] != root:
+                    root = parent[root]
+                owner = owner_map[cell] = owners[root]
+                if owner >= 0:
+                    groups.setdefault(root, []).append(cell)
+        claimed = [(owners[root], cells) for root, cells in sorted(groups.items())]
+        return board, owner_map, claimed
 
     def view(self, seat: int | None, texts: bool = True) -> dict:
-        """:meth:`State.view`, with the stones' group roots found once for the claimed
-        groups and the owner map it reads (the board block and the summary)."""
-        self._view_roots: tuple[np.ndarray, np.ndarray] | None = self.stone_roots()
+        """:meth:`State.view`, with the board's layout (:meth:`claim_layout`) found once
+        for the claimed groups and the owner map it reads (the board block and the
+        summary)."""
+        self._view_layout: tuple | None = self.claim_layout()
         try:
             return super().view(seat, texts)
         finally:
-            self._view_roots = None
+            self._view_layout = None
 
     def claimed_groups(self) -> list[dict]:
         """Every claimed group: its owner and its stones (sorted point names)."""
         names = self.game.point_names
-        owners = self._arr(self.kernel.A_OWNER).tolist()
-        stones, roots = self._roots()
-        groups: dict[int, list[str]] = {}
-        for cell, root in zip(stones.tolist(), roots.tolist()):
-            if owners[root] >= 0:
-                groups.setdefault(root, []).append(names[cell])
-        return [{"owner": SIDES[owners[root]], "stones": sorted(cells)}
-                for root, cells in sorted(groups.items())]
+        return [{"owner": SIDES[owner], "stones": sorted([names[cell] for cell in cells])}
+                for owner, cells in self.claim_layout()[2]]
 
     def claim_owner_map(self) -> np.ndarray:
         """Per cell: -1 unclaimed or empty, else the owner side of its group."""
-        owners = self._arr(self.kernel.A_OWNER)
-        result = np.full(self.game.points, -1, dtype=np.int32)
-        stones, roots = self._roots()
-        result[stones] = owners[roots]
-        return result
+        return np.array(self.claim_layout()[1], dtype=np.int32)
 
     def board_rows(self) -> list[str]:
         n = self.game.n
-        text = "".join([COLOURS[v] for v in self.board.tolist()])
+        text = bytes(self.claim_layout()[0]).translate(_ROW_TEXT).decode()
         return [text[row * n:row * n + n] for row in range(n - 1, -1, -1)]
 
     def summary(self) -> dict:
@@ -605,9 +612,9 @@ class TerritoryState(KernelState):
     def board_view(self, seat: int | None) -> dict:
         """Stones by cell; claimed stones marked with their owner; the last placement; the
         points each side's score counts (``score``)."""
-        n, order = self.game.n, self.game.draw_order
-        board, owners = self.board.tolist(), self.claim_owner_map().tolist()
-        cells = [COLOURS[board[c]] if board[c] else None for c in order]
+        n = self.game.n
+        board, owners, _ = self.claim_layout()
+        cells = [_STONES[value] for value in self.game.in_draw_order(board)]
         points = self._owned_points(owners)
         marks = {f"owner:{side}": points[s] for s, side in enumerate(SIDES)}
         marks["last"] = []
@@ -630,13 +637,9 @@ class TerritoryState(KernelState):
     def _owned_points(self, owners: list[int]) -> tuple[list[str], ...]:
         """Per side, the names of the cells ``owners`` gives it, in the drawing's order
         (one pass over the board)."""
-        names, order = self.game.cell_names, self.game.draw_order
-        points: tuple[list[str], ...] = tuple([] for _ in SIDES)
-        for name, cell in zip(names, order):
-            side = owners[cell]
-            if 0 <= side < len(points):
-                points[side].append(name)
-        return points
+        names, drawn = self.game.cell_names, self.game.in_draw_order(owners)
+        return tuple([name for name, owner in zip(names, drawn) if owner == side]
+                     for side in range(len(SIDES)))
 
     # Text rendering (for terminals) --------------------------------------------
     def render(self, colour: bool = False, seat: int | None = None) -> str:
@@ -663,8 +666,9 @@ class TerritoryState(KernelState):
         return "\n".join(lines)
 
     def status_lines(self, seat: int | None = None, view: dict | None = None) -> list[str]:
-        """Scores, komi, whose turn and the last move, for a terminal."""
-        info = self._status()
+        """Scores, komi, whose turn and the last move, for a terminal; read from ``view``
+        when the caller has it (its own keys are :meth:`_status`'s, built once)."""
+        info = view if view is not None and "last_move" in view else self._status()
         scores = info["scores"]
         lines = [f"Vertical {scores['vertical']:g}  -  Horizontal {scores['horizontal']:g}"
                  f"  (komi {'?' if self.komi_half is None else format_komi(self.komi_half)}"
@@ -672,9 +676,9 @@ class TerritoryState(KernelState):
         if info["last_move"]:
             lines.append(f"last move: {info['last_move']}")
         if info["terminal"]:
-            result = info["result"]
-            text = "a draw" if result == "draw" else f"{result.capitalize()} wins" \
-                if result in SIDES else "no winner"
+            winner = info["winner"]         # (a view's ``result`` is the envelope's block)
+            text = f"{winner.capitalize()} wins" if winner is not None else \
+                "a draw" if info["resigned"] is None else "no winner"
             if info["resigned"]:
                 text += f" ({info['resigned']} " \
                     f"{'lost on time' if self.lost_on_time else 'resigned'})"
