@@ -93,8 +93,10 @@ class TerritoryGame(Game):
     def bidding(self) -> bool:
         return self.options["komi_protocol"] == "bid"
 
-    @property
+    @cached_property
     def seat_names(self):
+        """Named by the komi protocol (options are frozen: found once; views read it
+        often)."""
         return ("first", "second") if self.bidding else SIDES
 
     @property
@@ -457,7 +459,8 @@ class TerritoryState(KernelState):
 
     def actions_to_strings(self, actions: Iterable[int]) -> list[str]:
         texts = self.game.action_texts
-        return [texts[a] if type(a) is int and 0 <= a < len(texts) else
+        count = len(texts)
+        return [texts[a] if type(a) is int and 0 <= a < count else
                 self.action_to_string(a) for a in actions]
 
     def string_to_action(self, text: str) -> int:
