@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -236,6 +236,15 @@ def parse_setup(position: str, claims: str, n: int):
             raise OptionError(f"option 'claims': {item[1:]} is empty, not a stone")
         marks.append((side, cell))
     return board, marks
+
+
+class Layout(NamedTuple):
+    """A territory position's board as a view reads it (:meth:`TerritoryState.claim_layout`)."""
+
+    board: list[int]                   # by cell: 0 empty, 1 B, 2 W
+    owners: list[int]                  # by cell: its group's owner side, -1 none (or empty)
+    groups: list[tuple[int, list[int]]]   # the claimed groups (owner, cells), by root
+    points: tuple[list[str], ...]      # per side: its claimed stones' names, drawing order
 
 
 class TerritoryState(KernelState):
@@ -505,12 +514,11 @@ class TerritoryState(KernelState):
 
     # Copies, views, summaries ------------------------------------------------------
 
-    def claim_layout(self) -> tuple[list[int], list[int], list[tuple[int, list[int]]]]:
-        """The board's values by cell, each cell's owner side (-1: empty, or a stone whose
-        group is not claimed) and the claimed groups ``(owner, [cells])``, ordered by their
-        root, from one walk of the union-find's parents (each stone's chain followed to
-        its root, as the kernel's ``group_root`` without its path halving). Found once for
-        the whole of a :meth:`view`."""
+    def claim_layout(self) -> Layout:
+        """The board, its claims and the points they give each side (:class:`Layout`),
+        from one walk of the union-find's parents in the drawing's order (each stone's
+        chain followed to its root, as the kernel's ``group_root`` without its path
+        halving). Found once for the whole of a :meth:`view`."""
         found = self.__dict__.get("_view_layout")
         if found is not None:
             return found
@@ -518,24 +526,27 @@ class TerritoryState(KernelState):
         board = self.board.tolist()
         parent = self._arr(k.A_PARENT).tolist()
         owners = self._arr(k.A_OWNER).tolist()
+        names = self.game.point_names
         owner_map = [-1] * len(board)
         groups: dict[int, list[int]] = {}
-        for cell, value in enumerate(board):
-            if value:
+        points: tuple[list[str], ...] = tuple([] for _ in SIDES)
+        for cell in self.game.draw_order:
+            if board[cell]:
                 root = cell
                 while parent[root] != root:
                     root = parent[root]
                 owner = owner_map[cell] = owners[root]
                 if owner >= 0:
                     groups.setdefault(root, []).append(cell)
+                    points[owner].append(names[cell])
         claimed = [(owners[root], cells) for root, cells in sorted(groups.items())]
-        return board, owner_map, claimed
+        return Layout(board, owner_map, claimed, points)
 
     def view(self, seat: int | None, texts: bool = True) -> dict:
         """:meth:`State.view`, with the board's layout (:meth:`claim_layout`) found once
         for the claimed groups and the owner map it reads (the board block and the
         summary)."""
-        self._view_layout: tuple | None = self.claim_layout()
+        self._view_layout: Layout | None = self.claim_layout()
         try:
             return super().view(seat, texts)
         finally:
@@ -545,15 +556,15 @@ class TerritoryState(KernelState):
         """Every claimed group: its owner and its stones (sorted point names)."""
         names = self.game.point_names
         return [{"owner": SIDES[owner], "stones": sorted([names[cell] for cell in cells])}
-                for owner, cells in self.claim_layout()[2]]
+                for owner, cells in self.claim_layout().groups]
 
     def claim_owner_map(self) -> np.ndarray:
         """Per cell: -1 unclaimed or empty, else the owner side of its group."""
-        return np.array(self.claim_layout()[1], dtype=np.int32)
+        return np.array(self.claim_layout().owners, dtype=np.int32)
 
     def board_rows(self) -> list[str]:
         n = self.game.n
-        text = bytes(self.claim_layout()[0]).translate(_ROW_TEXT).decode()
+        text = bytes(self.claim_layout().board).translate(_ROW_TEXT).decode()
         return [text[row * n:row * n + n] for row in range(n - 1, -1, -1)]
 
     def summary(self) -> dict:
@@ -616,9 +627,9 @@ class TerritoryState(KernelState):
         """Stones by cell; claimed stones marked with their owner; the last placement; the
         points each side's score counts (``score``)."""
         n = self.game.n
-        board, owners, _ = self.claim_layout()
-        cells = [_STONES[value] for value in self.game.in_draw_order(board)]
-        points = self._owned_points(owners)
+        layout = self.claim_layout()
+        cells = [_STONES[value] for value in self.game.in_draw_order(layout.board)]
+        points = layout.points
         marks = {f"owner:{side}": points[s] for s, side in enumerate(SIDES)}
         marks["last"] = []
         if self.history and self.history[-1].action >= 0:
