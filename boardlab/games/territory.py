@@ -651,9 +651,13 @@ class TerritoryState(KernelState):
     def _owned_points(self, owners: list[int]) -> tuple[list[str], ...]:
         """Per side, the names of the cells ``owners`` gives it, in the drawing's order
         (one pass over the board)."""
-        names, drawn = self.game.cell_names, self.game.in_draw_order(owners)
-        return tuple([name for name, owner in zip(names, drawn) if owner == side]
-                     for side in range(len(SIDES)))
+        names, order = self.game.cell_names, self.game.draw_order
+        points: tuple[list[str], ...] = tuple([] for _ in SIDES)
+        for name, cell in zip(names, order):
+            side = owners[cell]
+            if 0 <= side < len(points):
+                points[side].append(name)
+        return points
 
     # Text rendering (for terminals) --------------------------------------------
     def render(self, colour: bool = False, seat: int | None = None) -> str:
