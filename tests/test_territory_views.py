@@ -1,6 +1,6 @@
 """The territory games' view helpers against the kernel's own answers.
 
-``stone_roots`` follows the union-find's parents in vectorised steps; the kernel's
+``claim_layout`` follows each stone's union-find parents to its root; the kernel's
 ``group_root`` (with path halving) is the reference. The claimed groups and the owner
 map built on it must be what a per-stone walk through the kernel gives, in every
 configuration and at every move of random games.

@@ -12,9 +12,10 @@ numbers. Komi and scores are kept in half points.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import Any
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,6 +29,8 @@ from .topology import square_grid, square_turns
 
 SIDES = ("vertical", "horizontal")   # by side number (the kernels' VERTICAL, HORIZONTAL)
 COLOURS = ".BW"                      # by colour value (the kernels' EMPTY, BLACK, WHITE)
+_STONES = (None, "B", "W")           # a view's cell by colour value (empty: None)
+_ROW_TEXT = bytes.maketrans(b"\x00\x01\x02", COLOURS.encode())   # board values -> . B W
 _KOMI = re.compile(r"^komi\s*=\s*(-?\d+(?:\.\d*)?)$")
 
 
@@ -90,8 +93,10 @@ class TerritoryGame(Game):
     def bidding(self) -> bool:
         return self.options["komi_protocol"] == "bid"
 
-    @property
+    @cached_property
     def seat_names(self):
+        """Named by the komi protocol (options are frozen: found once; views read it
+        often)."""
         return ("first", "second") if self.bidding else SIDES
 
     @property
@@ -121,6 +126,11 @@ class TerritoryGame(Game):
     def point_names(self) -> tuple[str, ...]:
         """The name of every cell, by cell number."""
         return tuple(point_name(cell, self.n) for cell in range(self.points))
+
+    @cached_property
+    def in_draw_order(self) -> Callable[[list], tuple]:
+        """Per-cell values (a list by cell number) -> a tuple in ``draw_order``."""
+        return itemgetter(*self.draw_order)
 
     def board_description(self) -> dict:
         """A square grid of points; a move is a colour, then a point."""
@@ -226,6 +236,15 @@ def parse_setup(position: str, claims: str, n: int):
             raise OptionError(f"option 'claims': {item[1:]} is empty, not a stone")
         marks.append((side, cell))
     return board, marks
+
+
+class Layout(NamedTuple):
+    """A territory position's board as a view reads it (:meth:`TerritoryState.claim_layout`)."""
+
+    board: list[int]                   # by cell: 0 empty, 1 B, 2 W
+    owners: list[int]                  # by cell: its group's owner side, -1 none (or empty)
+    groups: list[tuple[int, list[int]]]   # the claimed groups (owner, cells), by root
+    points: tuple[list[str], ...]      # per side: its claimed stones' names, drawing order
 
 
 class TerritoryState(KernelState):
@@ -449,7 +468,8 @@ class TerritoryState(KernelState):
 
     def actions_to_strings(self, actions: Iterable[int]) -> list[str]:
         texts = self.game.action_texts
-        return [texts[a] if type(a) is int and 0 <= a < len(texts) else
+        count = len(texts)
+        return [texts[a] if type(a) is int and 0 <= a < count else
                 self.action_to_string(a) for a in actions]
 
     def string_to_action(self, text: str) -> int:
@@ -494,56 +514,57 @@ class TerritoryState(KernelState):
 
     # Copies, views, summaries ------------------------------------------------------
 
-    def stone_roots(self) -> tuple[np.ndarray, np.ndarray]:
-        """The cells that hold a stone, and each one's group root (the union-find's
-        parents followed in a few vectorised steps; the same roots as the kernel's
-        ``group_root``, without its path halving)."""
-        parent = self._arr(self.kernel.A_PARENT)
-        stones = np.flatnonzero(self.board)
-        roots = parent[stones]
-        while True:
-            above = parent[roots]
-            if np.array_equal(above, roots):
-                return stones, roots
-            roots = above
-
-    def _roots(self) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`stone_roots`, found once for the whole of a :meth:`view`."""
-        found = self.__dict__.get("_view_roots")
-        return found if found is not None else self.stone_roots()
+    def claim_layout(self) -> Layout:
+        """The board, its claims and the points they give each side (:class:`Layout`),
+        from one walk of the union-find's parents in the drawing's order (each stone's
+        chain followed to its root, as the kernel's ``group_root`` without its path
+        halving). Found once for the whole of a :meth:`view`."""
+        found = self.__dict__.get("_view_layout")
+        if found is not None:
+            return found
+        k = self.kernel
+        board = self.board.tolist()
+        parent = self._arr(k.A_PARENT).tolist()
+        owners = self._arr(k.A_OWNER).tolist()
+        names = self.game.point_names
+        owner_map = [-1] * len(board)
+        groups: dict[int, list[int]] = {}
+        points: tuple[list[str], ...] = tuple([] for _ in SIDES)
+        for cell in self.game.draw_order:
+            if board[cell]:
+                root = cell
+                while parent[root] != root:
+                    root = parent[root]
+                owner = owner_map[cell] = owners[root]
+                if owner >= 0:
+                    groups.setdefault(root, []).append(cell)
+                    points[owner].append(names[cell])
+        claimed = [(owners[root], cells) for root, cells in sorted(groups.items())]
+        return Layout(board, owner_map, claimed, points)
 
     def view(self, seat: int | None, texts: bool = True) -> dict:
-        """:meth:`State.view`, with the stones' group roots found once for the claimed
-        groups and the owner map it reads (the board block and the summary)."""
-        self._view_roots: tuple[np.ndarray, np.ndarray] | None = self.stone_roots()
+        """:meth:`State.view`, with the board's layout (:meth:`claim_layout`) found once
+        for the claimed groups and the owner map it reads (the board block and the
+        summary)."""
+        self._view_layout: Layout | None = self.claim_layout()
         try:
             return super().view(seat, texts)
         finally:
-            self._view_roots = None
+            self._view_layout = None
 
     def claimed_groups(self) -> list[dict]:
         """Every claimed group: its owner and its stones (sorted point names)."""
         names = self.game.point_names
-        owners = self._arr(self.kernel.A_OWNER).tolist()
-        stones, roots = self._roots()
-        groups: dict[int, list[str]] = {}
-        for cell, root in zip(stones.tolist(), roots.tolist()):
-            if owners[root] >= 0:
-                groups.setdefault(root, []).append(names[cell])
-        return [{"owner": SIDES[owners[root]], "stones": sorted(cells)}
-                for root, cells in sorted(groups.items())]
+        return [{"owner": SIDES[owner], "stones": sorted([names[cell] for cell in cells])}
+                for owner, cells in self.claim_layout().groups]
 
     def claim_owner_map(self) -> np.ndarray:
         """Per cell: -1 unclaimed or empty, else the owner side of its group."""
-        owners = self._arr(self.kernel.A_OWNER)
-        result = np.full(self.game.points, -1, dtype=np.int32)
-        stones, roots = self._roots()
-        result[stones] = owners[roots]
-        return result
+        return np.array(self.claim_layout().owners, dtype=np.int32)
 
     def board_rows(self) -> list[str]:
         n = self.game.n
-        text = "".join([COLOURS[v] for v in self.board.tolist()])
+        text = bytes(self.claim_layout().board).translate(_ROW_TEXT).decode()
         return [text[row * n:row * n + n] for row in range(n - 1, -1, -1)]
 
     def summary(self) -> dict:
@@ -605,10 +626,10 @@ class TerritoryState(KernelState):
     def board_view(self, seat: int | None) -> dict:
         """Stones by cell; claimed stones marked with their owner; the last placement; the
         points each side's score counts (``score``)."""
-        n, order = self.game.n, self.game.draw_order
-        board, owners = self.board.tolist(), self.claim_owner_map().tolist()
-        cells = [COLOURS[board[c]] if board[c] else None for c in order]
-        points = self._owned_points(owners)
+        n = self.game.n
+        layout = self.claim_layout()
+        cells = [_STONES[value] for value in self.game.in_draw_order(layout.board)]
+        points = layout.points
         marks = {f"owner:{side}": points[s] for s, side in enumerate(SIDES)}
         marks["last"] = []
         if self.history and self.history[-1].action >= 0:
@@ -663,8 +684,9 @@ class TerritoryState(KernelState):
         return "\n".join(lines)
 
     def status_lines(self, seat: int | None = None, view: dict | None = None) -> list[str]:
-        """Scores, komi, whose turn and the last move, for a terminal."""
-        info = self._status()
+        """Scores, komi, whose turn and the last move, for a terminal; read from ``view``
+        when the caller has it (its own keys are :meth:`_status`'s, built once)."""
+        info = view if view is not None and "last_move" in view else self._status()
         scores = info["scores"]
         lines = [f"Vertical {scores['vertical']:g}  -  Horizontal {scores['horizontal']:g}"
                  f"  (komi {'?' if self.komi_half is None else format_komi(self.komi_half)}"
@@ -672,9 +694,9 @@ class TerritoryState(KernelState):
         if info["last_move"]:
             lines.append(f"last move: {info['last_move']}")
         if info["terminal"]:
-            result = info["result"]
-            text = "a draw" if result == "draw" else f"{result.capitalize()} wins" \
-                if result in SIDES else "no winner"
+            winner = info["winner"]         # (a view's ``result`` is the envelope's block)
+            text = f"{winner.capitalize()} wins" if winner is not None else \
+                "a draw" if info["resigned"] is None else "no winner"
             if info["resigned"]:
                 text += f" ({info['resigned']} " \
                     f"{'lost on time' if self.lost_on_time else 'resigned'})"
