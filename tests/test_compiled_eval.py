@@ -225,3 +225,29 @@ def test_the_eval_bench_times_the_network_it_is_given(tmp_path):
     assert features_us > 0 and network_us > 0
     with pytest.raises(OptionError, match="missing.npz"):
         evalbench._part_costs(game, states, times=3, net=str(tmp_path / "missing.npz"))
+
+
+def test_ucb_expands_a_leaf_on_its_second_visit_only():
+    """``priors=false``: a leaf valued once has no children (they cost most of a
+    simulation when every new leaf got all of them); a node visited twice or more has one
+    for each legal action, and its tried ones are its first ``tried``."""
+    game = boardlab.make("carteso(size=9)")
+    features = BoardFeatures(game)
+    search = CompiledNet(game, load_network(game, "", features), features, priors=False)
+    state = game.new_initial_state()
+    run = search.start(state, seed=5)
+    run.simulate(400)
+    tree = run.tree
+    used = int(tree.used[0])
+    links, stats = tree.links[:, 1:used], tree.stats[:, 1:used]      # node 0 is none
+    expanded = links[ket.COUNT] >= 0
+    assert (stats[ket.VISITS][expanded] >= 2).all()
+    assert (links[ket.COUNT][(stats[ket.VISITS] == 1)] == ket.VALUED).all()
+    assert used - 2 == links[ket.COUNT][expanded].sum()       # children only of those
+    assert tree.links[ket.COUNT, tree.root] == len(state.legal_actions())
+    visits = tree.stats[ket.VISITS]
+    for node in np.flatnonzero(expanded) + 1:
+        first, count, tried = tree.links[(ket.FIRST, ket.COUNT, ket.TRIED), node]
+        assert (visits[first:first + tried] >= 1).all()
+        assert (visits[first + tried:first + count] == 0).all()
+    assert used < 400 * 162 / 2       # (all at once: each of the 400 leaves × 162)

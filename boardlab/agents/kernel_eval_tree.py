@@ -15,9 +15,11 @@ KernelObserver` observes a state, the same numbers as the view's
 last action the one that led to the leaf. :func:`available` says where that holds.
 
 The tree: each node keeps its first child and how many (all the legal actions at
-once, made when the node is first evaluated, each with its prior), the action that
-led to it, the side to move, its visits and the sum of the values of the side that
-chose it. Selection is ``mcts_tree.select_puct``'s: ``q + c_puct * prior *
+once, each with its prior: with priors when the node is first evaluated, without
+(UCB1) on its second visit, as :mod:`.kernel_tree` grows, so that a leaf valued once
+costs no children), how many of them were tried (UCB1), the action that led to it, the
+side to move, its visits and the sum of the values of the side that chose it.
+Selection is ``mcts_tree.select_puct``'s: ``q + c_puct * prior *
 sqrt(n) / (1 + visits)``, an unvisited child's ``q`` the mean of the tried ones less
 ``fpu``, the priors the softmax of the network's logits over the legal actions; or
 (``priors=false``) UCB1 as in :mod:`.kernel_tree` (``c``), untried actions first. A
@@ -56,8 +58,9 @@ search_row: Any = None
 vec_observe: Any = None
 observe_leaf: Any = None
 
-NODE_ROWS = ("first", "count", "action", "side")
-FIRST, COUNT, ACTION, SIDE = range(len(NODE_ROWS))
+NODE_ROWS = ("first", "count", "action", "side", "tried")
+FIRST, COUNT, ACTION, SIDE, TRIED = range(len(NODE_ROWS))
+NEW, VALUED = -1, -2          # a node's count before it is expanded: not valued, valued
 VISITS, VALUE, PRIOR = range(3)
 
 
@@ -211,18 +214,18 @@ def _puct(stats, first, count, c_puct, fpu):
 @njit(cache=True, inline="always")
 def _ucb(links, stats, node, first, count, c, s):
     """An untried child at random (``s`` the random state), else the child of the highest
-    UCB1 score (``kernel_tree``'s rule); returns it and the random state."""
-    untried = 0
-    for child in range(first, first + count):
-        untried += stats[VISITS, child] == 0.0
-    if untried:
+    UCB1 score (``kernel_tree``'s rule); returns it and the random state. The tried
+    children are the node's first ``tried``: the one chosen from the others is swapped
+    to the front of them (untried children differ only in their action)."""
+    tried = links[TRIED, node]
+    if tried < count:
         s = rng_next(s)
-        k = rng_below(s, untried)
-        for child in range(first, first + count):
-            if stats[VISITS, child] == 0.0:
-                if k == 0:
-                    return child, s
-                k -= 1
+        pick, k = first + tried, first + tried + rng_below(s, count - tried)
+        action = links[ACTION, k]
+        links[ACTION, k] = links[ACTION, pick]
+        links[ACTION, pick] = action
+        links[TRIED, node] = tried + 1
+        return pick, s
     log_n = math.log(max(stats[VISITS, node], 1.0))
     best, best_score = first, -np.inf
     for child in range(first, first + count):
@@ -231,6 +234,36 @@ def _ucb(links, stats, node, first, count, c, s):
         if score > best_score:
             best, best_score = child, score
     return best, s
+
+
+@njit(cache=True, inline="always")
+def _expand(links, stats, used, node, out, count, logits, uniform):
+    """Give ``node`` a child for each of the ``count`` actions in ``out``, each with its
+    prior (the softmax of ``logits`` over them, or uniform)."""
+    top = -np.inf
+    if not uniform:
+        for i in range(count):
+            top = max(top, logits[out[i]])
+    first = used[0]
+    for i in range(count):
+        child = first + i
+        links[FIRST, child] = 0
+        links[COUNT, child] = NEW
+        links[ACTION, child] = out[i]
+        links[SIDE, child] = -1
+        links[TRIED, child] = 0
+        stats[VISITS, child] = 0.0
+        stats[VALUE, child] = 0.0
+        stats[PRIOR, child] = 1.0 if uniform else math.exp(logits[out[i]] - top)
+    total = 0.0
+    for i in range(count):
+        total += stats[PRIOR, first + i]
+    for i in range(count):
+        stats[PRIOR, first + i] /= total
+    used[0] = first + count
+    links[FIRST, node] = first
+    links[COUNT, node] = count
+    links[TRIED, node] = 0
 
 
 def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links, stats,
@@ -263,35 +296,17 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
                 r0 = 1.0 if lead > 0 else -1.0 if lead < 0 else 0.0
                 r1 = -r0
                 break
-            if links[COUNT, node] < 0:           # a new leaf: the network values it
+            if links[COUNT, node] == NEW:        # a new leaf: the network values it
                 mover = search_turn(work)
                 links[SIDE, node] = mover
                 last = root_last if depth == 0 else links[ACTION, node]
                 _evaluate(work, root_moves + depth, last, seat_of_side[mover], leaf,
                           not uniform)
-                count = search_legal(work, scratch, n, nbr, aux, out)
-                logits = leaf.logits
-                top = -np.inf
-                for i in range(count):
-                    top = max(top, logits[out[i]])
-                total = 0.0
-                first = used[0]
-                for i in range(count):
-                    child = first + i
-                    links[FIRST, child] = 0
-                    links[COUNT, child] = -1
-                    links[ACTION, child] = out[i]
-                    links[SIDE, child] = -1
-                    stats[VISITS, child] = 0.0
-                    stats[VALUE, child] = 0.0
-                    p = 1.0 if uniform else math.exp(logits[out[i]] - top)
-                    stats[PRIOR, child] = p
-                    total += p
-                for i in range(count):
-                    stats[PRIOR, first + i] /= total
-                used[0] = first + count
-                links[FIRST, node] = first
-                links[COUNT, node] = count
+                if uniform:                      # its children on its next visit
+                    links[COUNT, node] = VALUED
+                else:
+                    count = search_legal(work, scratch, n, nbr, aux, out)
+                    _expand(links, stats, used, node, out, count, leaf.logits, uniform)
                 r0 = values[seat_of_side[0]]
                 r1 = values[seat_of_side[1]]
                 if mix > 0.0:                    # a share of a random playout's result
@@ -302,6 +317,9 @@ def _simulate(root_buf, work, scratch, n, nbr, aux, komi_half, out, path, links,
                     r0 = (1.0 - mix) * r0 + mix * played
                     r1 = (1.0 - mix) * r1 - mix * played
                 break
+            if links[COUNT, node] == VALUED:     # a second visit: its children now
+                count = search_legal(work, scratch, n, nbr, aux, out)
+                _expand(links, stats, used, node, out, count, leaf.logits, uniform)
             first, count = links[FIRST, node], links[COUNT, node]
             if count == 0:
                 raise ValueError("a position that is not over has no legal action")
