@@ -150,7 +150,7 @@ def test_every_row_of_best_names_a_game_and_shipped_weights():
     assert len(best_rows()) == len(BEST)          # no two spellings of one configuration
     for spec, rows in BEST.items():
         game = boardlab.make(spec)
-        assert [r.seconds for r in rows] == sorted(r.seconds for r in rows)
+        assert [r.simulations for r in rows] == sorted(r.simulations for r in rows)
         for row in rows:                              # its evaluator can be made
             options = {"net": "", "mix": 0.0, "rollout_turns": 0, "playout": "random",
                        "horizon": True, **row.options}
@@ -165,21 +165,26 @@ def test_evaluator_best_resolves_for_each_game(spec):
     game = boardlab.make(spec)
     rows = best_rows().get(game.spec, ())
     assert rows == BEST.get(spec, rows)
-    for seconds in sorted({0.05, 2.0} | {row.seconds for row in rows}):
-        agent = make_agent(f"mcts(evaluator=best,time={seconds})", game, 0, seed=1)
-        name, _ = best_evaluator(game, seconds)
+    for simulations in sorted({50, 100_000} | {row.simulations for row in rows}):
+        agent = make_agent(f"mcts(evaluator=best,iterations={simulations})", game, 0, seed=1)
+        name, _ = best_evaluator(game, simulations)
         assert agent.options["evaluator"] == name
-        covered = [row for row in rows if seconds <= row.seconds]
+        covered = [row for row in rows if simulations <= row.simulations]
         if covered:
             assert name == covered[0].name != "rollout"
             assert (Path(__file__).parents[1] / covered[0].record / "README.md").exists()
             assert agent.cnet is not None       # compiled as that evaluator would be
         else:                                   # no row: rollouts, as plain mcts
             assert name == "rollout"
-            plain = make_agent(f"mcts(time={seconds})", game, 0)
+            plain = make_agent(f"mcts(iterations={simulations})", game, 0)
             assert agent.compiled == plain.compiled
-    # no time (a number of simulations, a level): rollouts
-    assert make_agent("mcts(evaluator=best,iterations=50)", game, 0).options[
+        capped = make_agent(f"mcts(evaluator=best,time=5,iterations={simulations})", game, 0)
+        assert capped.options["evaluator"] == name     # a time and a cap: by the cap
+    # a level is a number of simulations: the same rule
+    level = make_agent("mcts(evaluator=best,level=1)", game, 0)
+    assert level.options["evaluator"] == best_evaluator(game, game.level_budgets[0])[0]
+    # bounded by time alone: rollouts (what a second buys depends on the machine)
+    assert make_agent("mcts(evaluator=best,time=0.05)", game, 0).options[
         "evaluator"] == "rollout"
 
 

@@ -259,25 +259,29 @@ def ntuple_search(game: Game, options: dict, given: frozenset, agent: str) -> Ev
 
 
 class Best(NamedTuple):
-    """One row of :data:`BEST`: up to ``seconds`` a move (the search's ``time``), the
-    evaluator ``name`` with ``options`` beat ``mcts`` with rollouts at equal time, as the
-    measurements in ``record`` (a folder of results/learning) show."""
+    """One row of :data:`BEST`: in a search of at most ``simulations`` a move (its
+    ``iterations``, or its ``level``'s), the evaluator ``name`` with ``options`` beat
+    ``mcts`` with rollouts at equal simulations while costing less a simulation (so at
+    equal time too), as the measurements in ``record`` (a folder of results/learning)
+    show."""
 
-    seconds: float
+    simulations: int
     name: str
     options: dict
     record: str
 
 
 #: What ``evaluator=best`` uses for a game configuration, by a spec of it (any spelling:
-#: matched by the game's own spec): rows of :class:`Best`, the shortest time first; the
-#: first whose ``seconds`` covers the search's ``time`` is used (docs/learning.md,
-#: "evaluator=best"). A configuration not listed (every other game and size), a longer
-#: time, or a search with no ``time`` (a number of simulations, a level) gets plain
+#: matched by the game's own spec): rows of :class:`Best`, the fewest simulations first;
+#: the first whose ``simulations`` covers the search's cap is used (docs/learning.md,
+#: "evaluator=best"). Rows are bounded by simulations, not seconds: what a second buys
+#: differs tenfold between an idle and a loaded machine, and the n-tuple value wins at a
+#: few thousand simulations and loses beyond. A configuration not listed (every other
+#: game and size), more simulations, or a search bounded by time alone gets plain
 #: rollouts: no learned evaluator was measured to win there.
 BEST: dict[str, tuple[Best, ...]] = {
-    "carteso(size=9)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
-    "carteso(size=11)": (Best(0.1, "ntuple", {}, "results/learning/ntuple-carteso-9"),),
+    "carteso(size=9)": (Best(2000, "ntuple", {}, "results/learning/ntuple-simulations"),),
+    "carteso(size=11)": (Best(2000, "ntuple", {}, "results/learning/ntuple-simulations"),),
 }
 
 
@@ -288,22 +292,22 @@ def best_rows() -> dict[str, tuple[Best, ...]]:
     return {make(spec).spec: rows for spec, rows in BEST.items()}
 
 
-def best_evaluator(game: Game, seconds: float = 0.0) -> tuple[str, dict]:
-    """(name, options) of the evaluator ``evaluator=best`` picks for ``game`` at
-    ``seconds`` a move (0: no time given) (see :data:`BEST`; rollouts where no row
-    covers it)."""
+def best_evaluator(game: Game, simulations: int = 0) -> tuple[str, dict]:
+    """(name, options) of the evaluator ``evaluator=best`` picks for ``game`` in a search
+    of at most ``simulations`` a move (0: not bounded by simulations) (see :data:`BEST`;
+    rollouts where no row covers it)."""
     for row in best_rows().get(game.spec, ()):
-        if 0 < seconds <= row.seconds:
+        if 0 < simulations <= row.simulations:
             return row.name, dict(row.options)
     return "rollout", {}
 
 
 def best_search(game: Game, options: dict, given: frozenset, agent: str) -> Evaluator:
     """``evaluator=best``: the evaluator :func:`best_evaluator` picks for the search's
-    ``time``, its options filled in where the spec left them out;
-    ``options["evaluator"]`` becomes its name (so the search runs compiled as that
-    evaluator would)."""
-    name, extra = best_evaluator(game, options.get("time", 0.0))
+    cap of simulations (``iterations``, set by a level too), its options filled in where
+    the spec left them out; ``options["evaluator"]`` becomes its name (so the search runs
+    compiled as that evaluator would)."""
+    name, extra = best_evaluator(game, int(options.get("iterations") or 0))
     options["evaluator"] = name
     for key, value in extra.items():
         if key not in given:

@@ -75,12 +75,12 @@ class MCTS(CompiledSearch, CompiledNetSearch, TreeWalk, Agent):
         if evaluator is not None and self.options["workers"] > 1:
             raise OptionError(f"agent {self.name!r}: 'workers' needs a named evaluator "
                               f"(rollout, heuristic or net), not an object of this process")
+        self._set_limits(set(options))      # (evaluator=best reads the simulations)
         self.evaluator = evaluator or evaluator_for(self.options["evaluator"], game,
                                                     self.options, frozenset(options), self.name)
         # An evaluator that gives priors guides the search by PUCT (Node.choose).
         self.guided = hasattr(self.evaluator, "evaluate_with_priors")
         self.puct = (self.options["c_puct"], self.options["fpu"]) if self.guided else None
-        self._set_limits(set(options))
         self.resample = self.resample and not game.perfect_information
         self.split = self._split_seats(game) if self.resample else frozenset()
         self.solving = self._solvable(game)
