@@ -191,8 +191,10 @@ def _stored_so_far(url) -> int:
 
 def test_resume_after_kill_loses_and_replays_nothing(tmp_path):
     db = str(tmp_path / "resume.db")
+    # mcts thinks 50 ms a move, so that its games last a while: compiled, 150 simulations
+    # played all 12 games within half a second on an idle machine, before the first look
     argv = [sys.executable, "-m", "boardlab.cli", "tournament", "rumbo(size=5)", "random",
-            "greedy", "mcts(iterations=150)", "--rounds", "2", "--name", "r", "--db", db,
+            "greedy", "mcts(time=0.05)", "--rounds", "2", "--name", "r", "--db", db,
             "--plot", str(tmp_path / "r.png")]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
@@ -200,7 +202,7 @@ def test_resume_after_kill_loses_and_replays_nothing(tmp_path):
     while time.monotonic() < deadline:
         if _stored_so_far(db) >= 3:
             break
-        time.sleep(0.2)
+        time.sleep(0.05)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     before = _count(db)
