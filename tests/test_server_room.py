@@ -211,3 +211,32 @@ def test_a_chat_message_another_process_stored_first_still_reaches_this_ones_rea
 
     texts = asyncio.run(play())
     assert texts == ["from afar", "from here"]
+
+
+def test_movers_kept_between_calls_follow_moves_undos_and_replays():
+    """``Room.movers`` extends the list it kept: after moves, an undo to an earlier
+    position with other moves played from there, and a replay from the log, it equals the
+    list made afresh from the history."""
+    from boardlab.server.log_entries import perform
+    hub = types.SimpleNamespace(clock=Clock())
+    room = Room(hub, "g", "carteso(size=5)", 1, [{"kind": "open"}] * 2, [])
+
+    def fresh():
+        return [seat if seat >= 0 else None for seat, _ in room.driver.state.history]
+
+    def play(seat, text):
+        perform(room.driver, seat, move(text))
+        assert room.movers() == fresh()
+
+    for seat, text in [(0, "Bc3"), (1, "Wa1"), (0, "Bb2"), (1, "Wd4")]:
+        play(seat, text)
+    before = room.movers()
+    perform(room.driver, 1, undo(2))                  # back to two entries ...
+    assert room.movers() == fresh() == before[:2]
+    play(0, "Be5")                                    # ... and on from there
+    play(1, "Wa5")
+    play(0, "Ba2")
+    assert room.movers() == fresh() and len(fresh()) == 5
+    room.rebuild([Action(0, "Bc3", None, None)])      # a replay: new history entries
+    assert room.movers() == fresh() == [0]
+    assert room.movers() is not room.movers()         # each call's list is its own

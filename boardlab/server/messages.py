@@ -108,6 +108,8 @@ FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
     "look": ({"at": int}, {}),
     "explain": ({"seat": int, "picks": list}, {}),
 }
+#: each message type's fields, required and optional together
+ALLOWED = {kind: {**required, **optional} for kind, (required, optional) in FIELDS.items()}
 MAX_PICKS = 8              # clicks of one gesture an "explain" message may name
 PICK_KINDS = ("cell", "piece", "card", "token")
 
@@ -184,7 +186,8 @@ def read_json(data: str | bytes) -> Any:
         value = json.loads(data)
     except (ValueError, RecursionError):
         raise BadJson("it is not JSON") from None
-    if not _is_text(value):
+    # a lone surrogate in the value is one in the text or one written as an escape
+    if ("\\u" in data or SURROGATE.search(data)) and not _is_text(value):
         raise BadJson("a string in it is not Unicode text (a lone surrogate, \\ud800 to "
                       "\\udfff)")
     return value
@@ -222,7 +225,7 @@ def parse(frame: str | bytes | None) -> Message:
     """The message in one WebSocket frame, or ProtocolError."""
     if not isinstance(frame, str):
         raise ProtocolError("bad_message", "send JSON text frames, not binary ones")
-    if len(frame.encode("utf-8", "surrogatepass")) > MAX_FRAME:
+    if len(frame) > MAX_FRAME // 4 and len(frame.encode("utf-8", "surrogatepass")) > MAX_FRAME:
         raise ProtocolError("too_large", f"a frame may hold at most {MAX_FRAME} bytes")
     try:
         data = read_json(frame)
@@ -239,14 +242,14 @@ def parse(frame: str | bytes | None) -> Message:
 
 
 def _check_fields(kind: str, data: dict) -> None:
-    required, optional = FIELDS[kind]
-    missing = sorted(set(required) - set(data))
-    unknown = sorted(set(data) - set(required) - set(optional))
-    if missing or unknown:
+    required, allowed = FIELDS[kind][0], ALLOWED[kind]
+    if not (required.keys() <= data.keys() <= allowed.keys()):
+        missing = sorted(required.keys() - data.keys())
+        unknown = sorted(data.keys() - allowed.keys())
         what = f"missing {', '.join(missing)}" if missing else f"unknown {', '.join(unknown)}"
         raise ProtocolError("bad_message", f"{kind!r} message: {what}")
     for name, value in data.items():
-        _check_value(kind, name, value, {**required, **optional}[name])
+        _check_value(kind, name, value, allowed[name])
 
 
 def _check_value(kind: str, name: str, value, expected: type) -> None:

@@ -62,6 +62,7 @@ class Room:
         self.hub, self.id, self.seed, self.seats = hub, game_id, seed, seats
         self.spec, self.clock, self.rematch = spec, clock, rematch
         self.lock = asyncio.Lock()
+        self._movers: tuple[list[int | None], object] = ([], None)   # movers(), kept
         self._announcing: asyncio.Task | None = None    # the last notice to other processes
         self.clients: set[Client] = set()
         self.holders: dict[int, dict] = {}  # account id: {"username", "bot"} (holders.py)
@@ -353,8 +354,19 @@ class Room:
                      "clock": self.clock, **self._extras(), "chat": self.chat.synced(client)})
 
     def movers(self) -> list[int | None]:
-        """Who made each history entry: its seat, None for the game's own (chance)."""
-        return [seat if seat >= 0 else None for seat, _ in self.driver.state.history]
+        """Who made each history entry: its seat, None for the game's own (chance).
+
+        Kept from one call to the next and extended by the entries added since: a history
+        only grows or goes back to a prefix of itself (an undo, a replay), and each entry
+        is a new object, so the kept list holds while the entry it ended with is still in
+        its place (a new list otherwise)."""
+        history = self.driver.state.history
+        kept, last = self._movers
+        if not kept or len(history) < len(kept) or history[len(kept) - 1] is not last:
+            kept = []
+        kept = kept + [seat if seat >= 0 else None for seat, _ in history[len(kept):]]
+        self._movers = (kept, history[-1] if history else None)
+        return kept
 
     def _extras(self) -> dict:
         """What sync and update messages carry beside the view: the standing draw and
