@@ -280,7 +280,7 @@ class Best(NamedTuple):
 #: game and size), more simulations, or a search bounded by time alone gets plain
 #: rollouts: no learned evaluator was measured to win there.
 BEST: dict[str, tuple[Best, ...]] = {
-    "carteso(size=9)": (Best(2000, "ntuple", {}, "results/learning/ntuple-simulations"),),
+    "carteso(size=9)": (Best(4000, "ntuple", {}, "results/learning/ntuple-greedy"),),
     "carteso(size=11)": (Best(2000, "ntuple", {}, "results/learning/ntuple-simulations"),),
 }
 
