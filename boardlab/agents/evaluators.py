@@ -281,7 +281,7 @@ class Best(NamedTuple):
 #: rollouts: no learned evaluator was measured to win there.
 BEST: dict[str, tuple[Best, ...]] = {
     "carteso(size=9)": (Best(4000, "ntuple", {}, "results/learning/ntuple-greedy"),),
-    "carteso(size=11)": (Best(2000, "ntuple", {}, "results/learning/ntuple-simulations"),),
+    "carteso(size=11)": (Best(4000, "ntuple", {}, "results/learning/ntuple-greedy"),),
 }
 
 

@@ -41,13 +41,16 @@ def td_update(pack, idx, mover, target, v, rate) -> None:
         weights[idx[li]] += each
 
 
-@njit(cache=True)
+# Not cached on disk: these two take the game's compiled functions as arguments, and
+# numba's cache of such signatures broke (saving its index raised "underlying object has
+# vanished" once it held another run's entries); compiling them costs seconds a run.
+@njit(cache=False)
 def _observe(row, tables, seat, obs, lay, observe_fn):
     obs[:] = 0.0
     observe_fn(row, tables, seat, obs, lay[0], lay[1], lay[2])
 
 
-@njit(cache=True)
+@njit(cache=False)
 def play_games(games, row, cand, initial, tables, lay, fns, obs, pack, history, movers,
                values, out, rets, rate, lam, explore, candidates, seed):
     """Play and learn from ``games`` games; return the sum of squared TD errors and the
