@@ -164,8 +164,8 @@ GC_THRESHOLDS = (20_000, 20, 10)
 def tune_gc() -> None:
     """Collect garbage less often: the server's objects are mostly acyclic and freed by
     reference counting (a view, a frame), yet with CPython's thresholds the young
-    generation was collected every few hundred allocations, about a twentieth of the
-    server's CPU under load (docs/server-checks.md). What start-up made (modules,
+    generation was collected every few hundred allocations (6% of a sampled profile's
+    busy samples under load: docs/server-checks.md). What start-up made (modules,
     compiled kernels) is moved out of the collector's sight once the warm-up is done
     (:func:`warm_up`), so full collections walk only the games."""
     gc.set_threshold(*GC_THRESHOLDS)
