@@ -221,4 +221,5 @@ def sign_up(client: Client, name: str) -> None:
     page.locator("#sign-up").click()
     page.wait_for_url("**/")
     page.locator("#account-name", has_text=name).wait_for()
+    assert page.locator("#account").inner_text().split() == [name, "sign", "out"]
     page.locator("#accounts-lobby[data-ready=true]").wait_for()

@@ -29,8 +29,10 @@ export async function showAccount(box) {
       await signOut();
       location.reload();
     } }, "sign out");
-    box.replaceChildren(el("a", { id: "account-name", href: profileUrl(me.username) }, me.username),
-      me.bot ? el("span", { class: "bot-badge" }, "BOT") : null, out);
+    const name = el("a", { id: "account-name", href: profileUrl(me.username) }, me.username);
+    // replaceChildren writes a null as the text "null": leave the badge out instead
+    box.replaceChildren(...(me.bot ? [name, el("span", { class: "bot-badge" }, "BOT"), out]
+      : [name, out]));
   }
   box.dataset.signedIn = String(Boolean(me.signed_in));
   return me;
