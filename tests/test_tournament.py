@@ -1,4 +1,5 @@
 """Schedules, tournaments on SQLite and PostgreSQL, resuming after a kill, Ray, the CLI."""
+import contextlib
 import fcntl
 import json
 import os
@@ -368,6 +369,34 @@ def test_interrupting_a_tournament_leaves_no_engine_running(tmp_path, how):
     _, err = process.communicate(timeout=600)
     assert process.returncode == 130, err
     assert b"--resume i" in err
+    deadline = time.monotonic() + 120
+    while _marked_engines(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _marked_engines(marker)
+
+
+def test_sigterm_stops_a_duel_on_several_jobs_at_once(tmp_path):
+    """A duel on a pool stops its running games when it is stopped: their engines are
+    killed, not waited for (the hanging engine would hold a game for 600 s)."""
+    marker = f"marker-duel-{os.getpid()}"
+    bad = Path(__file__).parent / "engines" / "bad_engine.py"
+    engine = f"engine(cmd={sys.executable} {bad} hang {marker},grace=600)"
+    argv = [sys.executable, "-m", "boardlab.cli", "duel", SMALL, engine, "random",
+            "--games", "4", "--jobs", "2"]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    deadline = time.monotonic() + 300                # bounds a stuck run only
+    while len(_marked_engines(marker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_marked_engines(marker)) == 2, "the engines did not start"
+    process.send_signal(signal.SIGTERM)
+    try:
+        _, err = process.communicate(timeout=120)    # far under the engines' 600 s
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # whatever is left of a failed run
+    assert process.returncode == 130, err
+    assert b"interrupted" in err
     deadline = time.monotonic() + 120
     while _marked_engines(marker) and time.monotonic() < deadline:
         time.sleep(0.1)

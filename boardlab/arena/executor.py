@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import signal
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from collections.abc import Iterable, Iterator
 
 from ..agents.base import load_agents_from, loaded_agent_sources
@@ -53,16 +54,33 @@ def execute(tasks: Iterable[dict], jobs: int = 1, ray_address: str | None = None
         yield from _in_pool(tasks, jobs, sources)
 
 
-def _worker_start() -> None:
+def worker_start() -> None:
     """In each pool worker: Ctrl-C is the parent's business; SIGTERM unwinds cleanly.
 
-    Unwinding runs the game runner's ``finally``, which kills the game's engines.
+    Unwinding runs the game runner's ``finally``, which kills the game's engines; the
+    worker then exits (:func:`stoppable`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def stop(signum, frame):
+        global _stopping
+        _stopping = True
         raise SystemExit(1)
     signal.signal(signal.SIGTERM, stop)
+
+
+_stopping = False           # this pool worker got SIGTERM (worker_start)
+
+
+def stoppable(function, *args):
+    """``function(*args)`` in a pool worker. A worker stopped by SIGTERM leaves once the
+    call has unwound: the pool catches any exception of a call, SystemExit too, and
+    would hand the worker its next game."""
+    try:
+        return function(*args)
+    finally:
+        if _stopping:
+            os._exit(1)
 
 
 def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict]]:
@@ -77,12 +95,12 @@ def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict
     stopped with SIGTERM, which lets them kill their engines.
     """
     context = multiprocessing.get_context("forkserver")
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_start)
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=worker_start)
     pending, queue, finished = {}, iter(tasks), False
 
     def submit(count: int) -> None:
         for task in itertools.islice(queue, count):
-            pending[pool.submit(play_task, task, sources)] = task
+            pending[pool.submit(stoppable, play_task, task, sources)] = task
     try:
         submit(2 * jobs)
         while pending:
@@ -95,11 +113,13 @@ def _in_pool(tasks: list[dict], jobs: int, sources) -> Iterator[tuple[dict, dict
         finished = True
     finally:
         if not finished:
-            _stop(pool, pending)
+            stop_pool(pool, pending)
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _stop(pool: ProcessPoolExecutor, pending: dict) -> None:
+def stop_pool(pool: ProcessPoolExecutor, pending: Iterable[Future]) -> None:
+    """Cancel the ``pending`` games not started and stop the pool's workers with
+    SIGTERM (:func:`worker_start`: each unwinds, killing its game's engines)."""
     for future in pending:
         future.cancel()
     for process in list(getattr(pool, "_processes", {}).values()):

@@ -23,7 +23,7 @@ from ..agents.base import load_agents_from, loaded_agent_sources
 from ..core.errors import BoardlabError, RecordError
 from ..core.record import load as load_record
 from ..core.registry import make
-from .executor import execute
+from .executor import execute, stop_pool, stoppable, worker_start
 from .game_runner import TimeControl, run_game
 from .ratings import Sprt
 from .schedule import side_scores, sides_of
@@ -84,12 +84,10 @@ def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, pr
     tasks = [(spec, a, b, seed + i, i, in_process) for i in range(games)]
     results = []
     if jobs > 1:
-        with ProcessPoolExecutor(jobs, initializer=load_agents_from,
-                                 initargs=(loaded_agent_sources(),)) as pool:
-            for result in pool.map(_one, tasks):
-                results.append(result)
-                if progress:
-                    progress(len(results), games, sum(r[0] for r in results))
+        for result in _in_pool(tasks, jobs):
+            results.append(result)
+            if progress:
+                progress(len(results), games, sum(r[0] for r in results))
     else:
         for task in tasks:
             results.append(_one(task))
@@ -101,6 +99,31 @@ def duel(spec: str, a: str, b: str, games: int, seed: int = 1, jobs: int = 1, pr
             "rate": points / games if games else 0.0, "interval": (low, high),
             "mean_actions": sum(r[1] for r in results) / max(1, games),
             "forfeits": [_forfeits_of(results, side) for side in (0, 1)]}
+
+
+def _in_pool(tasks: list[tuple], jobs: int):
+    """The duel's games in a pool of ``jobs`` worker processes, their results in the
+    tasks' order. Stopped early (Ctrl-C, SIGTERM, an error), the games not started are
+    cancelled and the running ones stopped with SIGTERM (each unwinds and kills its
+    engines) instead of played to their end."""
+    pool = ProcessPoolExecutor(jobs, initializer=_duel_worker_start,
+                               initargs=(loaded_agent_sources(),))
+    futures, finished = [pool.submit(stoppable, _one, task) for task in tasks], False
+    try:
+        for future in futures:
+            yield future.result()
+        finished = True
+    finally:
+        if not finished:
+            stop_pool(pool, futures)
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _duel_worker_start(sources) -> None:
+    """A duel's worker: the caller's agent modules loaded, its signals as every pool
+    worker's (``executor.worker_start``)."""
+    load_agents_from(sources)
+    worker_start()
 
 
 def _forfeits_of(results, side: int) -> tuple[int, str]:
