@@ -49,6 +49,7 @@ def test_a_round_robin_whose_standings_change_as_its_games_end(server, open_page
     assert page.locator(row.format(white)).get_attribute("data-score") == "0"
     assert float(page.locator(row.format(black)).get_attribute("data-score")) >= 1
     assert page.locator("#crosstable tbody tr").count() == 3
+    assert_chart_names_apart(page, ["t-alice", "t-bob", "t-carol"])
     assert page.locator("#csv").get_attribute("href").endswith("/standings.csv")
     assert page.locator("#records").get_attribute("href").endswith("/records.zip")
     for client in (alice, bob, carol):
@@ -122,5 +123,22 @@ def test_a_three_player_round_robin_shows_its_table_places_and_standings(server,
     assert page.locator("#crosstable-note").is_visible()
     assert page.locator("#pairings li .result").first.inner_text() in \
         ("¾-¾-0", "¾-0-¾", "0-¾-¾")
+    assert_chart_names_apart(page, ["ai-1", "ai-2", "t-three"])     # two level on 0.75
     for client in (director, player):
         assert client.errors == []
+
+
+def assert_chart_names_apart(page, players: list[str]) -> None:
+    """The score chart names each player's line at its end, the names apart (players
+    level on points too) and inside the chart."""
+    names = page.locator("#score-chart svg").evaluate(
+        "svg => { const box = svg.getBoundingClientRect();"
+        " return [...svg.querySelectorAll('text[fill]')].map(t => {"
+        " const b = t.getBoundingClientRect();"
+        " return [t.textContent, b.left, b.top, b.right, b.bottom, box.right]; }); }")
+    assert sorted(name for name, *_ in names) == sorted(players)
+    for i, (name, left, top, right, bottom, edge) in enumerate(names):
+        assert right <= edge + 0.5, f"{name} runs out of the chart"
+        for other, left2, top2, right2, bottom2, _ in names[i + 1:]:
+            apart = bottom <= top2 or bottom2 <= top or right <= left2 or right2 <= left
+            assert apart, f"{name} and {other} overlap"

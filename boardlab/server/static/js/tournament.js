@@ -86,27 +86,49 @@ function svg(tag, attributes, ...children) {
   return node;
 }
 
-// A line per player: the running score after each round; null when no round has ended.
+// A line per player: the running score after each round, its name at its end; null when
+// no round has ended.
 function scoreChart(series) {
   const entries = Object.entries(series).filter(([, scores]) => scores.length > 0);
   if (entries.length === 0) return null;
   const width = 600, height = 220, pad = 30;
+  const longest = Math.max(...entries.map(([name]) => name.length));
+  const right = Math.min(200, 12 + 7 * longest);      // room for the names at the ends
   const rounds = Math.max(...entries.map(([, scores]) => scores.length));
   const top = Math.max(1, ...entries.flatMap(([, scores]) => scores));
-  const x = (round) => pad + (rounds === 1 ? 0 : round * (width - 2 * pad) / (rounds - 1));
+  const x = (round) => pad + (rounds === 1 ? 0 : round * (width - pad - right) / (rounds - 1));
   const y = (score) => height - pad - score * (height - 2 * pad) / top;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "score-chart",
     "aria-label": "scores over rounds" },
   svg("text", { x: 2, y: pad, "font-size": 11 }, String(top)),
   svg("text", { x: 2, y: height - pad, "font-size": 11 }, "0"));
-  entries.forEach(([name, scores], index) => {
+  const ends = entries.map(([name, scores], index) => {
     const colour = COLOURS[index % COLOURS.length];
     chart.append(svg("polyline", { fill: "none", stroke: colour, "stroke-width": 2,
-      points: scores.map((score, round) => `${x(round)},${y(score)}`).join(" ") }),
-    svg("text", { x: x(scores.length - 1) + 4, y: y(scores[scores.length - 1]), "font-size": 11,
-      fill: colour }, name));
+      points: scores.map((score, round) => `${x(round)},${y(score)}`).join(" ") }));
+    const last = scores.length - 1;
+    chart.append(svg("circle", { cx: x(last), cy: y(scores[last]), r: 3, fill: colour }));
+    return { name, colour, x: x(last) + 4, y: y(scores[last]) + 4 };
   });
+  for (const end of apart(ends, 13, 12, height - 2)) {
+    chart.append(svg("text", { x: end.x, y: end.at, "font-size": 11, fill: end.colour,
+      class: "score-chart-name" }, end.name));
+  }
   return chart;
+}
+
+// The labels' baselines (`at`), each as near its own `y` as can be with at least `gap`
+// between two of them (players level on points share a height), within [low, high].
+function apart(labels, gap, low, high) {
+  const sorted = [...labels].sort((a, b) => a.y - b.y || a.name.localeCompare(b.name));
+  sorted.forEach((label, i) => {
+    label.at = Math.max(label.y, low, i > 0 ? sorted[i - 1].at + gap : low);
+  });
+  for (let i = sorted.length - 1; i >= 0; i -= 1) {
+    const limit = i === sorted.length - 1 ? high : sorted[i + 1].at - gap;
+    sorted[i].at = Math.min(sorted[i].at, limit);
+  }
+  return sorted;
 }
 
 function controls(shown) {
