@@ -23,7 +23,8 @@ def _net(spec: str, shapes: str = "2x3,3x2", seed: int = 5) -> NTupleNet:
     game = boardlab.make(spec)
     net = NTupleNet(game, shapes)
     rng = np.random.default_rng(seed)
-    net.weights[:] = rng.normal(0.0, 0.05, net.weights.shape)
+    # (CTOR's 512 images of one table: smaller weights keep the sum off tanh's bounds)
+    net.weights[:] = rng.normal(0.0, 0.05 if net.group_size <= 8 else 0.002, net.weights.shape)
     net.bias[:] = (0.1, -0.2)
     return net
 
@@ -34,7 +35,7 @@ def _states(game, count: int, seed: int):
     found = []
     while len(found) < count:
         state = game.new_initial_state()
-        for _ in range(rng.randrange(0, game.points)):
+        for _ in range(rng.randrange(0, len(game.board_description()["cells"]))):
             if state.is_terminal():
                 break
             state.apply(rng.choice(state.legal_actions()))
@@ -43,18 +44,19 @@ def _states(game, count: int, seed: int):
     return found
 
 
-@pytest.mark.parametrize("spec", ["carteso(size=5)", "rumbo(size=5)"])
+@pytest.mark.parametrize("spec", ["carteso(size=5)", "rumbo(size=5)", "ctor(size=8)"])
 def test_compiled_lookups_equal_the_plain_reference(spec):
     net = _net(spec)
     game = boardlab.make(spec)
     observer = KernelObserver.for_game(game, net.features.encoder)
-    claimed = 0
+    marked = 0                              # positions whose last state plane is not empty
     for state in _states(game, 25, seed=2):
         seat = state.acting_seats()[0]
         obs = observer.encode(state, seat)
-        claimed += int(obs[net.plane_at[-1]:net.plane_at[-1] + game.points].sum() > 0)
+        last = net.plane_at[-1]
+        marked += int(obs[last:last + net.features.encoder.cells].sum() > 0)
         assert net.value(obs, seat) == pytest.approx(reference_value(net, obs, seat), abs=1e-5)
-    assert claimed > 0                      # some positions had owned stones
+    assert marked > 0           # some positions had owned stones (CTOR: white chips)
 
 
 def test_tuples_share_tables_over_the_declared_symmetries():
@@ -66,7 +68,21 @@ def test_tuples_share_tables_over_the_declared_symmetries():
     assert net.weights.size == net.tables * net.states ** 6
 
 
-@pytest.mark.parametrize("spec", ["carteso(size=5)", "rumbo(size=5)"])
+def test_a_torus_gets_tuples_across_its_seams(monkeypatch):
+    game = boardlab.make("ctor(size=8)")
+    net = NTupleNet(game, "2x3,3x2")         # one table: the torus's shifts and turns
+    assert (net.tables, net.states, net.group_size) == (1, 3, 512)
+    # without the declared symmetries, every placement is its own table, those that cross
+    # the seams included: each cell read equally often
+    monkeypatch.setattr(game, "symmetries", lambda: ())
+    plain = NTupleNet(game, "2x3,3x2")
+    assert plain.tables == 2 * 64
+    assert set(np.bincount(plain.lookups.ravel(), minlength=64)) == {12}
+    with pytest.raises(BoardlabError, match="does not fit"):
+        NTupleNet(game, "1x9")
+
+
+@pytest.mark.parametrize("spec", ["carteso(size=5)", "rumbo(size=5)", "ctor(size=8)"])
 def test_symmetric_positions_get_equal_values(spec):
     net = _net(spec, seed=9)
     game = boardlab.make(spec)
@@ -135,6 +151,19 @@ def test_the_compiled_search_values_a_leaf_as_the_python_evaluator(tmp_path):
     assert isinstance(agent.cnet, CompiledNTuple)
     assert agent.act(state.view(seat)) in state.legal_actions()
     assert agent.iterations_done == 300
+
+
+def test_a_game_without_the_compiled_search_asks_the_lookups_from_the_python_tree(tmp_path):
+    game = boardlab.make("ctor(size=8)")          # (CTOR offers no compiled search)
+    net = _net("ctor(size=8)")
+    path = tmp_path / "w.npz"
+    net.save(path)
+    state = _states(game, 1, seed=3)[0]
+    seat = state.acting_seats()[0]
+    agent = MCTS(game, seat, seed=1, evaluator="ntuple", net=str(path), iterations=100)
+    assert agent.cnet is None and isinstance(agent.evaluator.first, NTupleEvaluator)
+    assert agent.act(state.view(seat)) in state.legal_actions()
+    assert agent.iterations_done == 100
 
 
 def _game_specs() -> list[str]:

@@ -1,13 +1,14 @@
 """An n-tuple (pattern) network: a position's value as a sum of table lookups.
 
 The method behind strong Othello and 2048 programs (Lucas 2008; Szubert and Jaskowski
-2014), for any two-seat game on a square board whose encoding
+2014), for any two-seat game on a square or torus board whose encoding
 (:class:`~boardlab.nn.encoding.ViewEncoder`) has piece planes: each point is in one of
 ``S`` states, read from the encoder's vector (0 empty, ``1 + i`` a piece of the ``i``-th
 code, ``1 + pieces + j`` a point that carries the ``j``-th ``owner:`` mark: an owner mark
 outranks the piece under it), and each *tuple*, a few points (the cells of a small
-rectangle: ``2x3``, ``3x2``, ``1x5``...), reads its points' states as one number below
-``S ** k`` that indexes its own weight table. The value of seat 0 is
+rectangle: ``2x3``, ``3x2``, ``1x5``...; on a torus also the rectangles that cross its
+seams), reads its points' states as one number below ``S ** k`` that indexes its own
+weight table. The value of seat 0 is
 ``tanh(sum of the lookups + bias[seat to act])``; seat 1's is its negation.
 
 **Symmetries share weights**: the game's declared symmetries (:meth:`Game.symmetries`,
@@ -61,9 +62,9 @@ class NTupleNet:
     def __init__(self, game: Game, shapes: str = DEFAULT_SHAPES,
                  features: BoardFeatures | None = None):
         features = features or BoardFeatures(game)
-        if features.torus or game.num_seats != 2:
-            raise BoardlabError(f"{game.spec}: an n-tuple network needs two seats and a "
-                                f"square board")
+        if game.num_seats != 2:
+            raise BoardlabError(f"{game.spec}: an n-tuple network needs two seats "
+                                f"(this game has {game.num_seats})")
         self.spec, self.shapes, self.features = game.spec, shapes, features
         encoder = features.encoder
         width, height, cells = features.width, features.height, encoder.cells
@@ -89,10 +90,15 @@ class NTupleNet:
             for i, code in enumerate(pieces):
                 smap[g, 1 + i] = 1 + pieces.index(codes.get(code, code))
         tables, seen = [], set()
+        torus = features.torus           # a torus's rectangles also cross its seams
         for rows, cols in parse_shapes(shapes):
-            for r in range(height - rows + 1):
-                for c in range(width - cols + 1):
-                    points = [(r + i) * width + c + j for i in range(rows) for j in range(cols)]
+            if rows > height or cols > width:
+                raise BoardlabError(f"n-tuple shape {rows}x{cols} does not fit "
+                                    f"{game.spec}'s {height}x{width} board")
+            for r in range(height if torus else height - rows + 1):
+                for c in range(width if torus else width - cols + 1):
+                    points = [(r + i) % height * width + (c + j) % width
+                              for i in range(rows) for j in range(cols)]
                     key = min(tuple(sorted(image[p] for p in points)) for image, _ in group)
                     if key not in seen:
                         seen.add(key)
