@@ -125,7 +125,8 @@ def test_the_pool_keeps_its_workers_busy_while_the_caller_stores_a_result(monkey
 
     class Counting(ProcessPoolExecutor):
         def submit(self, *args, **kwargs):
-            submitted.append(args[1]["index"])
+            task = next(arg for arg in args if isinstance(arg, dict))    # (the game's)
+            submitted.append(task["index"])
             return super().submit(*args, **kwargs)
     monkeypatch.setattr(executor, "ProcessPoolExecutor", Counting)
     jobs, ahead = 2, []
