@@ -29,10 +29,15 @@ WAIT = 180                    # seconds: only bounds a run that went wrong
 
 
 @contextmanager
-def server(folder: Path, port: int = 0):
-    """A real `boardlab serve` on 127.0.0.1; yields its http URL (ending in /)."""
-    process = subprocess.Popen([sys.executable, "-m", "boardlab.cli", "serve", "--port",
-                                str(port), "--db", str(folder / "server.db")],
+def server(folder: Path, port: int = 0, limits: str | None = None):
+    """A real `boardlab serve` on 127.0.0.1; yields its http URL (ending in /).
+    ``limits``: the flood limits as JSON (the soak checks' entry point serves then)."""
+    command = ["boardlab.cli", "serve", "--port", str(port), "--db",
+               str(folder / "server.db")]
+    if limits is not None:
+        command = ["boardlab.checks.soak", "serve", "127.0.0.1", str(port),
+                   f"sqlite:///{folder / 'server.db'}", limits]
+    process = subprocess.Popen([sys.executable, "-m", *command],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=folder)
     try:
@@ -247,6 +252,35 @@ def test_a_hotseat_token_plays_every_seat_with_one_engine_each(url):
     assert len(record["moves"]) >= 2 and record["players"] == ["human", "human"]
 
 
+def test_one_token_plays_both_seats_of_a_ctor_team_to_the_end(url):
+    """Both seats of a CTOR team on one connection, team mates acting at once, to the end
+    of the game. A team turn is many actions: the bridge paces its frames under the
+    server's flood limit (it sent them as fast as its engine answered, and a frame dropped
+    for flooding left it waiting for ever; whether the limit is reached depends on the
+    machine's speed: test_a_frame_dropped_for_flooding_is_sent_again forces it)."""
+    spec = "ctor(size=8,teams=2v2,team_protocol=simultaneous)"
+    game = create(url, ["human", "human", {"ai": "random"}, {"ai": "random"}], spec=spec,
+                  hotseat=True)
+    code, out, err = finish(bridge(game["seats"][0]["link"], "--engine", f"{ENGINE} 7"))
+    assert code == 0 and "playing black-1, black-2" in out and "game over" in out, \
+        out + err
+    assert "rate_limited" not in err
+
+
+def test_a_frame_dropped_for_flooding_is_sent_again(tmp_path):
+    """A server whose flood limit is far below the bridge's pace drops some of its
+    frames unread (`rate_limited`, no key): the bridge sends the pending action again
+    (its key makes the server apply it once) and plays on to the end."""
+    limits = json.dumps({"frames_per_second": 2, "frames_burst": 2})
+    with server(tmp_path, limits=limits) as base:
+        game = create(base, ["human", "human"], hotseat=True)
+        code, out, err = finish(bridge(game["seats"][0]["link"], "--engine", f"{ENGINE} 3"))
+        assert code == 0 and "game over" in out, out + err
+        assert "rate_limited" in err                  # it was dropped, and played on
+        record = httpx.get(f"{base}api/games/{game['id']}/record", timeout=WAIT).json()
+    check_record(record)
+
+
 def test_sigterm_stops_the_bridge_and_kills_its_engine(url):
     game = create(url, ["human", "human"])
     marker = str(random.randrange(10 ** 8, 10 ** 9))
@@ -262,6 +296,8 @@ def test_sigterm_stops_the_bridge_and_kills_its_engine(url):
     finally:
         process.kill()
     assert code == 130, out + err
+    assert "interrupted" in err
+    assert "Task was destroyed" not in err and "Exception ignored" not in err, err
     assert engine_processes(marker) == []
     assert httpx.get(f"{url}api/games/{game['id']}", timeout=WAIT).json()["version"] == 1
 

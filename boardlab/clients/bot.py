@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from ..core.speeds import ALL as SPEEDS, speed_of
-from .connect import Bridge, ConnectError
+from .connect import Bridge, ConnectError, until_stopped
 
 MODES = ("rated", "casual")
 FIRST_PAUSE, LAST_PAUSE = 1.0, 30.0     # seconds before opening a dropped stream again
@@ -254,5 +254,5 @@ def run_bot(url: str, token: str, command: str, settings: Settings,
             seconds: float | None = None, log: str | None = None) -> int:
     """Keep the bot online; the exit code."""
     async def main() -> int:
-        return await Bot(url, token, command, settings, seconds, log).run()
+        return await until_stopped(Bot(url, token, command, settings, seconds, log).run())
     return asyncio.run(main())

@@ -21,9 +21,12 @@ import asyncio
 import json
 import random
 import shlex
+import signal
 import sys
 import time
 import uuid
+from collections.abc import Coroutine
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from ..agents import EngineFailure, make_agent
@@ -39,6 +42,10 @@ RECONNECT_WINDOW = 60.0            # seconds a lost connection is tried again, t
 MAX_DROPS = 100                    # connections lost after a sync before giving up
 RETRY_PAUSE = 1.0                  # seconds before resending after a server_error
 MAX_RETRIES = 3                    # server_errors in a row before giving up
+#: seconds between two frames the bridge sends: under the server's flood limit of 20 a
+#: second a connection (docs/server-protocol.md, "Flood limits"), which a fast engine
+#: holding several seats of a team reached (CTOR: a team turn is many actions)
+PACE = 0.06
 ENGINE_FAILED = 1                  # exit code: the engine failed (resigned or stopped)
 
 
@@ -118,6 +125,7 @@ class Bridge:
         self.answered = -1                     # the version the last action was chosen at
         self.failed: str | None = None         # why the engine failed
         self.result: dict | None = None
+        self.sent_at = -PACE                   # when the last frame went (loop time)
 
     # Running ----------------------------------------------------------------------------
     async def run(self) -> int:
@@ -174,7 +182,7 @@ class Bridge:
                 await self._message(ws, first)
                 resynced = True
                 if self.pending is not None:          # its ack may be lost: resend, same key
-                    await ws.send(json.dumps(self.pending))
+                    await self._send(ws, self.pending)
                 await self._play(ws)
         except ConnectionClosed as closed:
             if self.result is not None:
@@ -249,8 +257,24 @@ class Bridge:
         self._say(f"connected to {_shown(self.url)}: {self.game.spec}, playing {names}, "
                   f"version {sync['version']}")
 
+    async def _send(self, ws, message: dict) -> None:
+        """Send a frame, at least :data:`PACE` seconds after the last one."""
+        loop = asyncio.get_running_loop()
+        wait = self.sent_at + PACE - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self.sent_at = loop.time()
+        await ws.send(json.dumps(message))
+
     async def _error(self, ws, message: dict) -> None:
         code, text = message.get("code"), message.get("message", "")
+        if code == "rate_limited" and message.get("key") is None:
+            # a frame dropped unread: the pending action's, or a sync; either way a resend
+            # is safe (an action's key makes the server apply it once)
+            self._say(f"server error rate_limited: {text}; sending again", error=True)
+            await asyncio.sleep(RETRY_PAUSE)
+            await self._send(ws, self.pending or {"type": "sync"})
+            return
         if self.pending is None or message.get("key") != self.pending["key"]:
             self._say(f"server error {code}: {text}", error=True)
             return
@@ -259,11 +283,11 @@ class Bridge:
             self.retries += 1
             await asyncio.sleep(RETRY_PAUSE)
             self.pending = sent
-            await ws.send(json.dumps(sent))
+            await self._send(ws, sent)
         elif code in ("stale_version", "not_your_turn"):
-            await ws.send(json.dumps({"type": "sync"}))    # choose again on the new view
+            await self._send(ws, {"type": "sync"})    # choose again on the new view
         elif code == "game_over":
-            await ws.send(json.dumps({"type": "sync"}))
+            await self._send(ws, {"type": "sync"})
         elif code == "illegal_move" and sent["type"] == "action":
             await self._fail(ws, sent["seat"], f"the server refused {sent['move']!r}: {text}")
         else:
@@ -317,7 +341,7 @@ class Bridge:
             self.pending = {"type": "action", "seat": seat, "move": move, "version": version,
                             "key": _key()}
             self.answered = version
-            await ws.send(json.dumps(self.pending))
+            await self._send(ws, self.pending)
         # else: the game moved on while the engine thought; it is asked again
 
     async def _fail(self, ws, seat: int, reason: str) -> None:
@@ -330,7 +354,7 @@ class Bridge:
             return
         self._say(f"the engine failed ({reason}): {name} resigns", error=True)
         self.pending = {"type": "resign", "seat": seat, "key": _key()}
-        await ws.send(json.dumps(self.pending))
+        await self._send(ws, self.pending)
 
     async def _stop_thinking(self) -> None:
         task, self.thinking = self.thinking, None
@@ -373,4 +397,29 @@ def connect(url: str, command: str, token: str | None = None, seconds: float | N
     """Run the bridge until the game is over; the exit code."""
     bridge = Bridge(seat_url(url, token), command, seconds=seconds, log=log,
                     on_failure=on_failure)
-    return asyncio.run(bridge.run())
+    return asyncio.run(until_stopped(bridge.run()))
+
+
+async def until_stopped(work: Coroutine[Any, Any, int]) -> int:
+    """Await ``work``; SIGTERM cancels it, so that its cleanup runs in the event loop (its
+    engines are killed), and then ends the command as Ctrl-C does (KeyboardInterrupt: exit
+    code 130). A SIGTERM handler that raised KeyboardInterrupt anywhere in the loop cut the
+    cleanup short ("Task was destroyed but it is pending!")."""
+    loop, task = asyncio.get_running_loop(), asyncio.ensure_future(work)
+    stopped: list[bool] = []
+
+    def stop() -> None:
+        stopped.append(True)
+        task.cancel()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stop)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signals here: as before
+        return await task
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if stopped:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
