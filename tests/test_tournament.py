@@ -349,6 +349,16 @@ def _marked_engines(marker: str) -> list[int]:
     return found
 
 
+def _wait_for_engines(marker: str, count: int) -> None:
+    """Wait until exactly ``count`` engines marked ``marker`` run (the wait only bounds a
+    stuck run on a loaded machine: 300 s for them to start, 120 s for them to go)."""
+    deadline = time.monotonic() + (300 if count else 120)
+    while len(_marked_engines(marker)) != count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_marked_engines(marker)) == count, \
+        "the engines did not start" if count else "engines were left running"
+
+
 @pytest.mark.parametrize("how", [
     signal.SIGINT,
     signal.SIGTERM])
@@ -360,19 +370,13 @@ def test_interrupting_a_tournament_leaves_no_engine_running(tmp_path, how):
             "--jobs", "3", "--move-time", "3600", "--db", str(tmp_path / "i.db"), "--name", "i"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True, preexec_fn=_default_sigint)
-    deadline = time.monotonic() + 300                # bounds a stuck run only (a loaded
-    while len(_marked_engines(marker)) < 2 and time.monotonic() < deadline:    # machine)
-        time.sleep(0.1)
-    assert len(_marked_engines(marker)) == 2, "the engines did not start"
+    _wait_for_engines(marker, 2)
     time.sleep(0.5)                                  # both are past their first move
     os.killpg(process.pid, how) if how == signal.SIGINT else process.send_signal(how)
     _, err = process.communicate(timeout=600)
     assert process.returncode == 130, err
     assert b"--resume i" in err
-    deadline = time.monotonic() + 120
-    while _marked_engines(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _marked_engines(marker)
+    _wait_for_engines(marker, 0)
 
 
 def test_sigterm_stops_a_duel_on_several_jobs_at_once(tmp_path):
@@ -385,10 +389,7 @@ def test_sigterm_stops_a_duel_on_several_jobs_at_once(tmp_path):
             "--games", "4", "--jobs", "2"]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
-    deadline = time.monotonic() + 300                # bounds a stuck run only
-    while len(_marked_engines(marker)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert len(_marked_engines(marker)) == 2, "the engines did not start"
+    _wait_for_engines(marker, 2)
     process.send_signal(signal.SIGTERM)
     try:
         _, err = process.communicate(timeout=120)    # far under the engines' 600 s
@@ -397,10 +398,7 @@ def test_sigterm_stops_a_duel_on_several_jobs_at_once(tmp_path):
             os.killpg(process.pid, signal.SIGKILL)  # whatever is left of a failed run
     assert process.returncode == 130, err
     assert b"interrupted" in err
-    deadline = time.monotonic() + 120
-    while _marked_engines(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _marked_engines(marker)
+    _wait_for_engines(marker, 0)
 
 
 def test_an_interrupted_match_resumes_from_its_records(tmp_path, capsys):
